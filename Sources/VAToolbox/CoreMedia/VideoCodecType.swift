@@ -1,0 +1,51 @@
+/// A video codec, identified by its FourCC (`CMVideoCodecType`).
+public struct VideoCodecType: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+    /// The FourCC packed big-endian into 32 bits, as CoreMedia stores it.
+    public let rawValue: UInt32
+
+    /// Creates a codec type from a packed FourCC.
+    public init(rawValue: UInt32) { self.rawValue = rawValue }
+
+    /// Creates a codec type from a four-character string such as `"avc1"`.
+    ///
+    /// - Precondition: `fourCC` has exactly four ASCII characters.
+    public init(fourCC: StaticString) {
+        self.rawValue = FourCC.pack(fourCC)
+    }
+
+    /// H.264 / AVC, `'avc1'` (`kCMVideoCodecType_H264`).
+    public static let h264 = VideoCodecType(fourCC: "avc1")
+    /// HEVC / H.265, `'hvc1'` (`kCMVideoCodecType_HEVC`).
+    public static let hevc = VideoCodecType(fourCC: "hvc1")
+
+    /// The four characters, for example `"avc1"`.
+    public var fourCC: String { FourCC.string(rawValue) }
+
+    /// `"avc1"` or `"hvc1"`.
+    public var description: String { fourCC }
+
+    /// The length in bytes of this codec's NAL unit header (1 for H.264, 2 for HEVC), or nil for a
+    /// codec that is not NAL-unit based.
+    var nalUnitHeaderSize: Int? {
+        switch self {
+        case .h264: 1
+        case .hevc: 2
+        default: nil
+        }
+    }
+}
+
+/// Packing and printing of four-character codes.
+enum FourCC {
+    /// Packs four ASCII characters big-endian: `"avc1"` → `0x61766331`.
+    static func pack(_ text: StaticString) -> UInt32 {
+        precondition(text.utf8CodeUnitCount == 4, "a FourCC has four characters")
+        return text.withUTF8Buffer { $0.reduce(0) { ($0 << 8) | UInt32($1) } }
+    }
+
+    /// The four characters of a packed code; bytes outside printable ASCII print as `?`.
+    static func string(_ code: UInt32) -> String {
+        let bytes = (0..<4).map { UInt8(truncatingIfNeeded: code >> (24 - 8 * UInt32($0))) }
+        return String(decoding: bytes.map { (0x20...0x7E).contains($0) ? $0 : UInt8(ascii: "?") }, as: UTF8.self)
+    }
+}

@@ -1,0 +1,3 @@
+import VAToolbox
+
+print("vatoolbox")
