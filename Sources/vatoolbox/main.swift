@@ -1,3 +1,34 @@
+// vatoolbox: the command-line face of VAToolbox.
 import VAToolbox
 
-print("vatoolbox")
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+let usage = """
+    usage: vatoolbox <command> [options]
+
+    commands:
+      probe [--nal] FILE   describe a raw H.264/HEVC (Annex B) stream: its format descriptions
+                           and access units; --nal lists each access unit's NAL units
+      help                 show this text
+
+    exit status: 0 success, 1 the input could not be read or parsed, 2 bad usage
+    """
+
+var arguments = Array(CommandLine.arguments.dropFirst())
+guard let command = arguments.first else {
+    printError(usage)
+    exit(2)
+}
+arguments.removeFirst()
+
+switch command {
+case "probe":
+    exit(ProbeCommand.run(arguments))
+case "help", "--help", "-h":
+    print(usage)
+default:
+    printError("vatoolbox: unknown command '\(command)'\n\n\(usage)")
+    exit(2)
+}

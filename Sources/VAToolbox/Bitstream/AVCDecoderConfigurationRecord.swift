@@ -48,7 +48,7 @@ public struct AVCDecoderConfigurationRecord: Sendable, Hashable {
             throw VTError.formatDescriptionInvalidParameter.with("the NAL unit length size is \(nalUnitLengthSize); it must be 1, 2 or 4")
         }
         let sps: H264SequenceParameterSet
-        do {
+        do throws(VTError) {
             sps = try H264SequenceParameterSet(NALUnit(first[...], codec: .h264))
         } catch {
             throw VTError.formatDescriptionInvalidParameter.with("the SPS for avcC is invalid: \(error.reason)")

@@ -177,6 +177,7 @@ extension VTError {
         (-12710, "kCMFormatDescriptionError_InvalidParameter", "a format description parameter is invalid"),
         (-12711, "kCMFormatDescriptionError_AllocationFailed", "the format description could not be allocated"),
         (-12718, "kCMFormatDescriptionError_ValueNotAvailable", "the value is not available"),
+        (0, "kCMBlockBufferNoErr", "no error"),
         (-12700, "kCMBlockBufferStructureAllocationFailedErr", "the block buffer structure could not be allocated"),
         (-12701, "kCMBlockBufferBlockAllocationFailedErr", "the block could not be allocated"),
         (-12702, "kCMBlockBufferBadCustomBlockSourceErr", "the custom block source is invalid"),

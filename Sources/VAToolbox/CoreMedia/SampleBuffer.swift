@@ -1,0 +1,105 @@
+/// One compressed video frame (access unit) ready to decode — `CMSampleBuffer` holding a
+/// `CMBlockBuffer` of length-prefixed NAL units.
+///
+/// The data is AVCC/HVCC: every NAL unit preceded by its length in
+/// ``VideoFormatDescription/nalUnitHeaderLength`` bytes. Creation checks that the lengths tile
+/// the data exactly, which catches the most common mistake of VideoToolbox code: passing Annex B
+/// data (start codes) where lengths are expected.
+public struct SampleBuffer: Sendable {
+    /// The sample's bytes: length-prefixed NAL units.
+    public let data: [UInt8]
+    /// The format description the data is decoded with.
+    public let formatDescription: VideoFormatDescription
+    /// Duration, presentation and decode time stamps (`CMSampleTimingInfo`).
+    public var timing: SampleTimingInfo
+    /// Sample attachments: sync, dependency and display flags.
+    public var attachments: SampleAttachments
+
+    /// Wraps length-prefixed data.
+    ///
+    /// - Parameters:
+    ///   - data: NAL units, each preceded by its length in `formatDescription.nalUnitHeaderLength` bytes.
+    ///   - formatDescription: The description in force for this sample.
+    ///   - timing: The sample's time stamps; invalid times are allowed (decode order is then
+    ///     the only order the decoder knows).
+    ///   - attachments: Flags; by default the sample is a sync sample.
+    /// - Throws: ``VTError/sampleBufferInvalidSampleData`` when the length prefixes do not tile
+    ///   `data` exactly or `data` is empty; its ``VTError/hint`` says so when the data starts with
+    ///   an Annex B start code.
+    public init(
+        data: [UInt8], formatDescription: VideoFormatDescription, timing: SampleTimingInfo = .invalid,
+        attachments: SampleAttachments = []
+    ) throws(VTError) {
+        guard !data.isEmpty else {
+            throw VTError.sampleBufferInvalidSampleData.with("the sample has no data")
+        }
+        let units = try AVCC.split(data[...], lengthSize: formatDescription.nalUnitHeaderLength)
+        for unit in units {
+            do throws(VTError) {
+                _ = try NALUnit(unit, codec: formatDescription.codecType)
+            } catch {
+                throw VTError.sampleBufferInvalidSampleData.with("a NAL unit of the sample is invalid: \(error.reason)")
+            }
+        }
+        self.data = data
+        self.formatDescription = formatDescription
+        self.timing = timing
+        self.attachments = attachments
+    }
+
+    /// Builds a sample from NAL units (without start codes or lengths), adding the length prefixes.
+    ///
+    /// - Throws: ``VTError/sampleBufferInvalidSampleData`` for an empty list or an invalid unit;
+    ///   ``VTError/parameter`` when a unit is too long for the description's length size.
+    public init<Unit: Collection<UInt8>>(
+        nalUnits: [Unit], formatDescription: VideoFormatDescription, timing: SampleTimingInfo = .invalid,
+        attachments: SampleAttachments = []
+    ) throws(VTError) {
+        try self.init(
+            data: try AVCC.join(nalUnits, lengthSize: formatDescription.nalUnitHeaderLength),
+            formatDescription: formatDescription, timing: timing, attachments: attachments)
+    }
+
+    /// The NAL units of the sample, in order, as views of ``data``.
+    public var nalUnits: [NALUnit] {
+        let slices = (try? AVCC.split(data[...], lengthSize: formatDescription.nalUnitHeaderLength)) ?? []
+        return slices.compactMap { try? NALUnit($0, codec: formatDescription.codecType) }
+    }
+
+    /// Whether decoding can start at this sample (`kCMSampleAttachmentKey_NotSync` absent).
+    public var isSync: Bool { !attachments.contains(.notSync) }
+
+    /// The presentation time stamp (`CMSampleBufferGetPresentationTimeStamp`).
+    public var presentationTimeStamp: MediaTime { timing.presentationTimeStamp }
+    /// The decode time stamp (`CMSampleBufferGetDecodeTimeStamp`).
+    public var decodeTimeStamp: MediaTime { timing.decodeTimeStamp }
+    /// The duration (`CMSampleBufferGetDuration`).
+    public var duration: MediaTime { timing.duration }
+}
+
+/// The per-sample attachments of CoreMedia (`kCMSampleAttachmentKey_…`) that matter to a decoder.
+public struct SampleAttachments: OptionSet, Sendable, Hashable {
+    /// The bit mask.
+    public let rawValue: UInt32
+    /// Creates attachments from a bit mask.
+    public init(rawValue: UInt32) { self.rawValue = rawValue }
+
+    /// `kCMSampleAttachmentKey_NotSync`: decoding cannot start here.
+    public static let notSync = Self(rawValue: 1 << 0)
+    /// `kCMSampleAttachmentKey_PartialSync`: a recovery point that is not a full sync sample
+    /// (an HEVC CRA or an H.264 recovery-point SEI).
+    public static let partialSync = Self(rawValue: 1 << 1)
+    /// `kCMSampleAttachmentKey_DependsOnOthers`: the frame references other frames.
+    public static let dependsOnOthers = Self(rawValue: 1 << 2)
+    /// `kCMSampleAttachmentKey_IsDependedOnByOthers` = false: no frame references this one, so
+    /// it can be dropped without harm.
+    public static let notDependedOnByOthers = Self(rawValue: 1 << 3)
+    /// `kCMSampleAttachmentKey_DisplayImmediately`.
+    public static let displayImmediately = Self(rawValue: 1 << 4)
+    /// `kCMSampleAttachmentKey_DoNotDisplay`: decode, but do not output.
+    public static let doNotDisplay = Self(rawValue: 1 << 5)
+    /// `kCMSampleAttachmentKey_ResetDecoderBeforeDecoding`.
+    public static let resetDecoderBeforeDecoding = Self(rawValue: 1 << 6)
+    /// `kCMSampleAttachmentKey_DrainAfterDecoding`.
+    public static let drainAfterDecoding = Self(rawValue: 1 << 7)
+}

@@ -1,0 +1,225 @@
+/// A description of a compressed video stream: codec, parameter sets, sizes and colour —
+/// `CMVideoFormatDescription`.
+///
+/// Create one from the parameter sets of an H.264 stream (SPS and PPS), of an HEVC stream (VPS,
+/// SPS and PPS), or from an `avcC` / `hvcC` record as MP4 files store them. The parameter sets are
+/// parsed and checked on creation, so a description that exists is one a decoder can start from.
+///
+/// ```swift
+/// let format = try VideoFormatDescription(h264ParameterSets: [sps, pps], nalUnitHeaderLength: 4)
+/// print(format.dimensions)          // 1920x1080 (after cropping)
+/// print(format.codedDimensions)     // 1920x1088
+/// ```
+public struct VideoFormatDescription: Sendable, Hashable, CustomStringConvertible {
+    /// The codec, ``VideoCodecType/h264`` or ``VideoCodecType/hevc``
+    /// (`CMFormatDescriptionGetMediaSubType`).
+    public let codecType: VideoCodecType
+    /// The parameter set NAL units in the order they were given: for H.264 the SPSs, PPSs and SPS
+    /// extensions; for HEVC the VPSs, SPSs and PPSs.
+    public let parameterSets: [[UInt8]]
+    /// The size of the length prefix of each NAL unit in samples: 1, 2 or 4 bytes.
+    public let nalUnitHeaderLength: Int
+    /// The picture size after cropping (`CMVideoFormatDescriptionGetDimensions`).
+    public let dimensions: VideoDimensions
+    /// The size of the decoded pictures before cropping (whole macroblocks or coding blocks).
+    public let codedDimensions: VideoDimensions
+    /// The part of the coded picture that is displayed: the SPS cropping window or the HEVC
+    /// conformance window, in luma samples.
+    public let cleanAperture: CleanAperture
+    /// What the sequence parameter set says about the stream: profile, level, bit depth,
+    /// chroma format, reordering.
+    public let stream: StreamProperties
+    /// Colour, range, aspect ratio and field information, as CoreMedia format description
+    /// extensions.
+    public var extensions: FormatDescriptionExtensions
+
+    /// `CMVideoFormatDescriptionGetH264ParameterSetAtIndex` and its HEVC twin: the parameter set
+    /// at `index` of ``parameterSets``.
+    ///
+    /// - Throws: ``VTError/formatDescriptionInvalidParameter`` when `index` is out of range.
+    public func parameterSet(at index: Int) throws(VTError) -> [UInt8] {
+        guard parameterSets.indices.contains(index) else {
+            throw VTError.formatDescriptionInvalidParameter.with(
+                "parameter set index \(index) is out of range: the description has \(parameterSets.count)")
+        }
+        return parameterSets[index]
+    }
+
+    /// The number of parameter sets.
+    public var parameterSetCount: Int { parameterSets.count }
+
+    /// The parameter sets as NAL units.
+    public var parameterSetNALUnits: [NALUnit] {
+        parameterSets.compactMap { try? NALUnit($0[...], codec: codecType) }
+    }
+
+    /// `CMVideoFormatDescriptionGetPresentationDimensions`: the display size, optionally
+    /// stretched by the pixel aspect ratio (the width is scaled, as CoreMedia does).
+    public func presentationDimensions(usePixelAspectRatio: Bool = true) -> (width: Double, height: Double) {
+        var width = Double(dimensions.width)
+        if usePixelAspectRatio, let ratio = extensions.pixelAspectRatio, ratio.verticalSpacing > 0 {
+            width = width * Double(ratio.horizontalSpacing) / Double(ratio.verticalSpacing)
+        }
+        return (width, Double(dimensions.height))
+    }
+
+    /// `CMFormatDescriptionEqualIgnoringExtensionKeys` with every extension ignored: whether the
+    /// two describe the same codec, parameter sets and NAL unit header length.
+    public func isEqualIgnoringExtensions(_ other: VideoFormatDescription) -> Bool {
+        codecType == other.codecType && parameterSets == other.parameterSets
+            && nalUnitHeaderLength == other.nalUnitHeaderLength
+    }
+
+    /// `"avc1 High@4.0 1920x1080 (coded 1920x1088) 4:2:0 8-bit, reorder 2"`.
+    public var description: String {
+        "\(codecType) \(stream.profileName)@\(stream.levelName) \(dimensions) (coded \(codedDimensions)) "
+            + "\(stream.chromaFormatName) \(stream.bitDepthLuma)-bit, reorder \(stream.maxNumReorderFrames)"
+    }
+
+    /// Checks the NAL unit header length shared by every initialiser.
+    static func checkNALUnitHeaderLength(_ length: Int) throws(VTError) {
+        guard AVCC.validLengthSizes.contains(length) else {
+            throw VTError.formatDescriptionInvalidParameter.with(
+                "nalUnitHeaderLength is \(length); NAL unit lengths are 1, 2 or 4 bytes")
+        }
+    }
+
+    /// The memberwise initialiser the codec-specific initialisers end in.
+    init(
+        codecType: VideoCodecType, parameterSets: [[UInt8]], nalUnitHeaderLength: Int,
+        codedDimensions: VideoDimensions, cleanAperture: CleanAperture, stream: StreamProperties,
+        extensions: FormatDescriptionExtensions
+    ) {
+        self.codecType = codecType
+        self.parameterSets = parameterSets
+        self.nalUnitHeaderLength = nalUnitHeaderLength
+        self.codedDimensions = codedDimensions
+        self.cleanAperture = cleanAperture
+        self.dimensions = VideoDimensions(width: Int32(cleanAperture.width), height: Int32(cleanAperture.height))
+        self.stream = stream
+        self.extensions = extensions
+    }
+}
+
+/// A picture size in pixels (`CMVideoDimensions`).
+public struct VideoDimensions: Sendable, Hashable, CustomStringConvertible {
+    /// The width in pixels.
+    public var width: Int32
+    /// The height in pixels.
+    public var height: Int32
+
+    /// Creates a size.
+    public init(width: Int32, height: Int32) {
+        self.width = width
+        self.height = height
+    }
+
+    /// `"1920x1080"`.
+    public var description: String { "\(width)x\(height)" }
+}
+
+/// The displayed part of a coded picture (`kCMFormatDescriptionExtension_CleanAperture`), as
+/// offsets from the top-left corner and a size, in luma samples.
+public struct CleanAperture: Sendable, Hashable {
+    /// The number of columns cropped on the left.
+    public var left: Int
+    /// The number of rows cropped at the top.
+    public var top: Int
+    /// The displayed width.
+    public var width: Int
+    /// The displayed height.
+    public var height: Int
+
+    /// Creates a clean aperture.
+    public init(left: Int, top: Int, width: Int, height: Int) {
+        self.left = left
+        self.top = top
+        self.width = width
+        self.height = height
+    }
+}
+
+/// The stream facts a format description reads from its sequence parameter set.
+public struct StreamProperties: Sendable, Hashable {
+    /// The profile's name as FFmpeg prints it, for example `"High"` or `"Main 10"`.
+    public var profileName: String
+    /// `profile_idc` (H.264) or `general_profile_idc` (HEVC).
+    public var profileIdc: Int
+    /// `level_idc` (H.264: 10 × the level) or `general_level_idc` (HEVC: 30 × the level).
+    public var levelIdc: Int
+    /// Whether the HEVC stream uses the High tier (always false for H.264).
+    public var highTier: Bool
+    /// `chroma_format_idc`: 0 monochrome, 1 4:2:0, 2 4:2:2, 3 4:4:4.
+    public var chromaFormatIdc: Int
+    /// The luma bit depth, 8 to 16.
+    public var bitDepthLuma: Int
+    /// The chroma bit depth, 8 to 16.
+    public var bitDepthChroma: Int
+    /// How many frames a decoder holds back to output in presentation order
+    /// (`max_num_reorder_frames`, `sps_max_num_reorder_pics`).
+    public var maxNumReorderFrames: Int
+    /// The decoded picture buffer size the stream needs, in frames.
+    public var maxDecFrameBuffering: Int
+    /// Whether pictures may be coded as fields (H.264 `frame_mbs_only_flag` 0) or are sent as
+    /// fields (HEVC `field_seq_flag`).
+    public var mayBeInterlaced: Bool
+    /// The duration of a frame from the VUI timing information, when the stream gives one.
+    public var frameDuration: MediaTime?
+
+    /// The level as a number: `"4.1"` (H.264 `level_idc` 41, HEVC `general_level_idc` 123), `"1b"`.
+    public var levelName: String {
+        if !isHEVC && levelIdc == 9 { return "1b" }
+        let tenths = isHEVC ? levelIdc / 3 : levelIdc
+        return tenths % 10 == 0 ? "\(tenths / 10)" : "\(tenths / 10).\(tenths % 10)"
+    }
+
+    /// `"4:2:0"`, `"4:2:2"`, `"4:4:4"` or `"4:0:0"`.
+    public var chromaFormatName: String {
+        ["4:0:0", "4:2:0", "4:2:2", "4:4:4"][min(max(chromaFormatIdc, 0), 3)]
+    }
+
+    /// Whether the properties came from an HEVC SPS.
+    var isHEVC = false
+}
+
+/// The extensions of a format description (`kCMFormatDescriptionExtension_…`).
+public struct FormatDescriptionExtensions: Sendable, Hashable {
+    /// `kCMFormatDescriptionExtension_FullRangeVideo`: samples use the full 0…2ⁿ-1 range.
+    public var fullRangeVideo = false
+    /// `kCMFormatDescriptionExtension_ColorPrimaries`, nil when the stream does not say.
+    public var colorPrimaries: ColorPrimaries?
+    /// `kCMFormatDescriptionExtension_TransferFunction`, nil when the stream does not say.
+    public var transferFunction: TransferFunction?
+    /// `kCMFormatDescriptionExtension_YCbCrMatrix`, nil when the stream does not say.
+    public var yCbCrMatrix: YCbCrMatrix?
+    /// `kCMFormatDescriptionExtension_PixelAspectRatio`, nil when the stream does not say.
+    public var pixelAspectRatio: PixelAspectRatio?
+    /// `kCMFormatDescriptionExtension_FieldCount`: 1 for progressive, 2 for interlaced streams.
+    public var fieldCount = 1
+    /// `kCMFormatDescriptionExtension_ChromaLocationTopField` as `chroma_sample_loc_type`, nil
+    /// when the stream does not say.
+    public var chromaLocation: Int?
+    /// `kCMFormatDescriptionExtension_SampleDescriptionExtensionAtoms`: the `avcC` or `hvcC`
+    /// record that describes the same parameter sets.
+    public var decoderConfigurationRecord: [UInt8] = []
+
+    /// Creates empty extensions.
+    public init() {}
+}
+
+/// `kCMFormatDescriptionExtension_PixelAspectRatio`: the shape of a pixel.
+public struct PixelAspectRatio: Sendable, Hashable, CustomStringConvertible {
+    /// `kCMFormatDescriptionKey_PixelAspectRatioHorizontalSpacing`.
+    public var horizontalSpacing: Int
+    /// `kCMFormatDescriptionKey_PixelAspectRatioVerticalSpacing`.
+    public var verticalSpacing: Int
+
+    /// Creates a ratio.
+    public init(horizontalSpacing: Int, verticalSpacing: Int) {
+        self.horizontalSpacing = horizontalSpacing
+        self.verticalSpacing = verticalSpacing
+    }
+
+    /// `"16:11"`.
+    public var description: String { "\(horizontalSpacing):\(verticalSpacing)" }
+}

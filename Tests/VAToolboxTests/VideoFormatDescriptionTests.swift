@@ -1,0 +1,131 @@
+import Testing
+
+@testable import VAToolbox
+
+@Suite struct VideoFormatDescriptionTests {
+    /// The SPS and PPS of a fixture, as a VideoToolbox user would pull them out by hand.
+    static func parameterSets(_ name: String, types: Set<UInt8> = [7, 8]) throws -> [[UInt8]] {
+        let stream = try #require(StreamFile.validFixtures.first { $0.name == name })
+        var seen: [[UInt8]] = []
+        for unit in AnnexB.split(try stream.bytes()) where types.contains(unit.first! & 0x1F) {
+            if !seen.contains(Array(unit)) { seen.append(Array(unit)) }
+        }
+        return seen
+    }
+
+    @Test func createdFromH264ParameterSets() throws {
+        let sets = try Self.parameterSets("h264-cropped-642x362.264")
+        let format = try VideoFormatDescription(h264ParameterSets: sets, nalUnitHeaderLength: 4)
+        #expect(format.codecType == .h264 && format.codecType.fourCC == "avc1")
+        #expect(format.dimensions == VideoDimensions(width: 642, height: 362))
+        #expect(format.codedDimensions == VideoDimensions(width: 656, height: 368))
+        #expect(format.cleanAperture == CleanAperture(left: 0, top: 0, width: 642, height: 362))
+        #expect(format.parameterSetCount == 2)
+        #expect(try format.parameterSet(at: 0) == sets[0])
+        #expect(throws: VTError.formatDescriptionInvalidParameter) { try format.parameterSet(at: 2) }
+        #expect(format.extensions.pixelAspectRatio == PixelAspectRatio(horizontalSpacing: 16, verticalSpacing: 11))
+        let presentation = format.presentationDimensions()
+        #expect(abs(presentation.width - 642.0 * 16 / 11) < 1e-9 && presentation.height == 362)
+        #expect(format.presentationDimensions(usePixelAspectRatio: false).width == 642)
+    }
+
+    @Test func avcCRoundTripsAndDescribesTheSameStream() throws {
+        let sets = try Self.parameterSets("h264-high10.264")
+        let format = try VideoFormatDescription(h264ParameterSets: sets, nalUnitHeaderLength: 2)
+        let avcC = format.extensions.decoderConfigurationRecord
+        let record = try AVCDecoderConfigurationRecord(bytes: avcC)
+        #expect(record.bytes == avcC)
+        #expect(record.nalUnitLengthSize == 2)
+        #expect(record.avcProfileIndication == 110)
+        #expect(record.highProfileTail?.bitDepthLumaMinus8 == 2)
+        let fromRecord = try VideoFormatDescription(avcC: avcC)
+        #expect(fromRecord.isEqualIgnoringExtensions(format))
+        #expect(fromRecord == format)
+        #expect(fromRecord.stream.bitDepthLuma == 10)
+    }
+
+    @Test func avcCWithoutTheHighProfileTailIsAccepted() throws {
+        let sets = try Self.parameterSets("h264-main-cabac.264")
+        let record = try AVCDecoderConfigurationRecord(sequenceParameterSets: [sets[0]], pictureParameterSets: [sets[1]])
+        #expect(record.highProfileTail == nil)
+        let parsed = try AVCDecoderConfigurationRecord(bytes: record.bytes)
+        #expect(parsed == record)
+    }
+
+    @Test func malformedAvcCIsRejectedWithTheField() throws {
+        let sets = try Self.parameterSets("h264-main-cabac.264")
+        let good = try AVCDecoderConfigurationRecord(sequenceParameterSets: [sets[0]], pictureParameterSets: [sets[1]]).bytes
+        for length in 0..<good.count {
+            #expect(throws: VTError.formatDescriptionInvalidParameter) { try VideoFormatDescription(avcC: Array(good.prefix(length))) }
+        }
+        var badVersion = good
+        badVersion[0] = 2
+        #expect(throws: VTError.formatDescriptionInvalidParameter) { try AVCDecoderConfigurationRecord(bytes: badVersion) }
+        var reservedLength = good
+        reservedLength[4] = 0xFE
+        #expect(throws: VTError.formatDescriptionInvalidParameter) { try AVCDecoderConfigurationRecord(bytes: reservedLength) }
+    }
+
+    @Test func badParameterSetsFailWithAReason() throws {
+        let sets = try Self.parameterSets("h264-main-cabac.264")
+        func reason(_ body: () throws -> Void) -> String {
+            do {
+                try body()
+                return "no error"
+            } catch let error as VTError {
+                #expect(error == .formatDescriptionInvalidParameter)
+                return error.reason
+            } catch {
+                return "not a VTError: \(error)"
+            }
+        }
+        #expect(reason { _ = try VideoFormatDescription(h264ParameterSets: [sets[0]]) }.contains("PPS"))
+        #expect(reason { _ = try VideoFormatDescription(h264ParameterSets: [sets[1]]) }.contains("SPS"))
+        #expect(reason { _ = try VideoFormatDescription(h264ParameterSets: sets, nalUnitHeaderLength: 3) }.contains("nalUnitHeaderLength"))
+        #expect(reason { _ = try VideoFormatDescription(h264ParameterSets: [sets[0], [0x65, 0x88]]) }.contains("type 5"))
+        #expect(reason { _ = try VideoFormatDescription(h264ParameterSets: [Array(sets[0].prefix(4)), sets[1]]) }.contains("truncated"))
+        #expect(reason { _ = try VideoFormatDescription(h264ParameterSets: [sets[0], []]) }.contains("parameter set 1"))
+    }
+
+    @Test func equalityIgnoringExtensions() throws {
+        let sets = try Self.parameterSets("h264-main-cabac.264")
+        let a = try VideoFormatDescription(h264ParameterSets: sets)
+        var b = a
+        b.extensions.fieldCount = 2
+        #expect(a != b)
+        #expect(a.isEqualIgnoringExtensions(b))
+        let otherLength = try VideoFormatDescription(h264ParameterSets: sets, nalUnitHeaderLength: 1)
+        #expect(!a.isEqualIgnoringExtensions(otherLength))
+    }
+
+    @Test func colourExtensionsComeFromTheVUI() throws {
+        let format = try VideoFormatDescription(h264ParameterSets: Self.parameterSets("h264-main-cabac.264"))
+        #expect(format.extensions.fullRangeVideo)
+        #expect(format.extensions.colorPrimaries == .itu709)
+        #expect(format.extensions.transferFunction == .itu709)
+        #expect(format.extensions.yCbCrMatrix == .itu709)
+        #expect(format.extensions.colorPrimaries?.coreVideoName == "ITU_R_709_2")
+    }
+}
+
+@Suite struct SampleBufferTests {
+    @Test func lengthPrefixesMustTileTheData() throws {
+        let format = try VideoFormatDescription(h264ParameterSets: VideoFormatDescriptionTests.parameterSets("h264-main-cabac.264"))
+        let sample = try SampleBuffer(data: [0, 0, 0, 2, 0x65, 0x88, 0, 0, 0, 1, 0x0A], formatDescription: format)
+        #expect(sample.nalUnits.map(\.typeCode) == [5, 10])
+        #expect(sample.isSync)
+        #expect(throws: VTError.sampleBufferInvalidSampleData) { try SampleBuffer(data: [], formatDescription: format) }
+        #expect(throws: VTError.sampleBufferInvalidSampleData) { try SampleBuffer(data: [0, 0, 0, 9, 0x65], formatDescription: format) }
+        #expect(throws: VTError.sampleBufferInvalidSampleData) { try SampleBuffer(data: [0, 0, 0, 1, 0xE5], formatDescription: format) }
+        do {
+            _ = try SampleBuffer(data: [0, 0, 0, 1, 0x65, 0x88, 0x80, 0x40], formatDescription: format)
+            Issue.record("Annex B data accepted")
+        } catch {
+            #expect(error == .sampleBufferInvalidSampleData)
+            #expect(error.hint?.contains("ElementaryStreamParser") == true)
+        }
+        let fromUnits = try SampleBuffer(nalUnits: [[0x65, 0x88]], formatDescription: format, attachments: [.notSync])
+        #expect(fromUnits.data == [0, 0, 0, 2, 0x65, 0x88])
+        #expect(!fromUnits.isSync)
+    }
+}
