@@ -41,7 +41,7 @@ let package = Package(
         ),
         .testTarget(
             name: "VAToolboxTests",
-            dependencies: ["VAToolbox"],
+            dependencies: ["VAToolbox", "CFFmpeg", "CVAAPI", "CDRM"],
             path: "Tests/VAToolboxTests"
         ),
     ],

@@ -11,6 +11,7 @@ let usage = """
     commands:
       probe [--nal] FILE   describe a raw H.264/HEVC (Annex B) stream: its format descriptions
                            and access units; --nal lists each access unit's NAL units
+      version              the versions of the C libraries in use
       help                 show this text
 
     exit status: 0 success, 1 the input could not be read or parsed, 2 bad usage
@@ -26,6 +27,8 @@ arguments.removeFirst()
 switch command {
 case "probe":
     exit(ProbeCommand.run(arguments))
+case "version", "--version":
+    for library in LinkedLibraries.all { print(library) }
 case "help", "--help", "-h":
     print(usage)
 default:

@@ -30,7 +30,8 @@ import Testing
 
     @Test func largestUnsignedExpGolombValueFits() throws {
         // 31 leading zeros, a one, then 31 ones: 2^32 - 2, the largest value with a 31-bit suffix.
-        var reader = BitReader(pack(String(repeating: "0", count: 31) + "1" + String(repeating: "1", count: 31) + "0"), context: "test")
+        var reader = BitReader(
+            pack(String(repeating: "0", count: 31) + "1" + String(repeating: "1", count: 31) + "0"), context: "test")
         #expect(try reader.unsignedExpGolomb("ue") == UInt32.max - 1)
     }
 
@@ -103,11 +104,14 @@ import Testing
         for _ in 0..<500 {
             let length = Int.random(in: 0..<64, using: &generator)
             // Zero-heavy payloads exercise every escape; a payload ends in a non-zero byte.
-            var payload = (0..<length).map { _ in UInt8.random(in: 0...4, using: &generator) == 0 ? UInt8.random(in: 0...3, using: &generator) : 0 }
+            var payload = (0..<length).map { _ in
+                UInt8.random(in: 0...4, using: &generator) == 0 ? UInt8.random(in: 0...3, using: &generator) : 0
+            }
             payload.append(0x80)
             let escaped = RBSP.escape(payload)
             #expect(RBSP.unescape(escaped) == payload)
-            #expect(AnnexB.split([0, 0, 1, 0x65] + escaped).count == 1, "an escaped payload never contains a start code")
+            #expect(
+                AnnexB.split([0, 0, 1, 0x65] + escaped).count == 1, "an escaped payload never contains a start code")
         }
     }
 }

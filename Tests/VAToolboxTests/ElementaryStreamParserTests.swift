@@ -85,7 +85,9 @@ import Testing
         let (samples, parser) = Self.parseInRandomChunks(try stream.bytes(), codec: .h264, seed: 3)
         #expect(parser.formatDescriptionCount == 2)
         var formats: [VideoFormatDescription] = []
-        for sample in samples where formats.last != sample.formatDescription { formats.append(sample.formatDescription) }
+        for sample in samples where formats.last != sample.formatDescription {
+            formats.append(sample.formatDescription)
+        }
         let oracle = try FFprobeOracle.load(for: stream)
         let oracleSizes = oracle.frameSizes.reduce(into: [VideoDimensions]()) { if $0.last != $1 { $0.append($1) } }
         #expect(formats.map(\.dimensions) == oracleSizes)

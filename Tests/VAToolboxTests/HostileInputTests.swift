@@ -22,14 +22,17 @@ import Testing
         case 1:
             bytes = Array(bytes.prefix(Int.random(in: 0...bytes.count, using: &generator)))
         case 2:
-            bytes = (0..<Int.random(in: 0...96, using: &generator)).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            bytes = (0..<Int.random(in: 0...96, using: &generator)).map { _ in
+                UInt8.random(in: 0...255, using: &generator)
+            }
         case 3 where bytes.count > 2:
             // ue(v) overflow: a long run of zero bits after the header.
             let start = min(bytes.count - 1, Int.random(in: 1...3, using: &generator))
             bytes.replaceSubrange(start..<bytes.count, with: [UInt8](repeating: 0, count: 12) + [0x01])
         case 4 where !bytes.isEmpty:
             let index = Int.random(in: 0..<bytes.count, using: &generator)
-            bytes.insert(contentsOf: [UInt8](repeating: 0xFF, count: Int.random(in: 1...16, using: &generator)), at: index)
+            bytes.insert(
+                contentsOf: [UInt8](repeating: 0xFF, count: Int.random(in: 1...16, using: &generator)), at: index)
         default:
             bytes = bytes.map { $0 & UInt8.random(in: 0...255, using: &generator) }
         }
@@ -47,15 +50,21 @@ import Testing
             if codec == .h264 {
                 if (try? H264SequenceParameterSet(rbsp: unit.rbsp)) != nil { parsed += 1 }
                 _ = try? H264PictureParameterSet(rbsp: unit.rbsp)
-                let sps = units.first { $0.first.map { $0 & 0x1F == 7 } ?? false }.flatMap { try? H264SequenceParameterSet(NALUnit($0[...], codec: .h264)) }
-                let pps = units.first { $0.first.map { $0 & 0x1F == 8 } ?? false }.flatMap { try? H264PictureParameterSet(NALUnit($0[...], codec: .h264)) }
+                let sps = units.first { $0.first.map { $0 & 0x1F == 7 } ?? false }.flatMap {
+                    try? H264SequenceParameterSet(NALUnit($0[...], codec: .h264))
+                }
+                let pps = units.first { $0.first.map { $0 & 0x1F == 8 } ?? false }.flatMap {
+                    try? H264PictureParameterSet(NALUnit($0[...], codec: .h264))
+                }
                 _ = try? H264SliceHeader(unit, pictureParameterSet: { _ in pps }, sequenceParameterSet: { _ in sps })
-                _ = try? VideoFormatDescription(h264ParameterSets: units.filter { [7, 8].contains($0[0] & 0x1F) } + [bytes])
+                _ = try? VideoFormatDescription(
+                    h264ParameterSets: units.filter { [7, 8].contains($0[0] & 0x1F) } + [bytes])
             } else {
                 if (try? HEVCSequenceParameterSet(rbsp: unit.rbsp)) != nil { parsed += 1 }
                 _ = try? HEVCVideoParameterSet(rbsp: unit.rbsp)
                 _ = try? HEVCPictureParameterSet(rbsp: unit.rbsp)
-                _ = try? VideoFormatDescription(hevcParameterSets: units.filter { (32...34).contains(($0[0] >> 1) & 0x3F) } + [bytes])
+                _ = try? VideoFormatDescription(
+                    hevcParameterSets: units.filter { (32...34).contains(($0[0] >> 1) & 0x3F) } + [bytes])
             }
             _ = SEIMessages.payloadTypes(inRBSP: unit.rbsp)
         }
@@ -75,7 +84,8 @@ import Testing
                 switch Int.random(in: 0..<4, using: &generator) {
                 case 0: bytes[index] ^= 1 << UInt8.random(in: 0...7, using: &generator)
                 case 1: bytes[index] = 0
-                case 2: bytes.removeSubrange(index..<min(bytes.count, index + Int.random(in: 1...500, using: &generator)))
+                case 2:
+                    bytes.removeSubrange(index..<min(bytes.count, index + Int.random(in: 1...500, using: &generator)))
                 default: bytes.insert(contentsOf: [0, 0, 1], at: index)
                 }
                 if bytes.isEmpty { break }
@@ -107,7 +117,9 @@ import Testing
 
     @Test func absurdLengthsAreRejectedWithoutAllocating() {
         // A 4-byte length of 4 GiB - 1 must be refused, not trusted.
-        #expect(throws: VTError.sampleBufferInvalidSampleData) { try AVCC.split([0xFF, 0xFF, 0xFF, 0xFF, 0x65][...], lengthSize: 4) }
+        #expect(throws: VTError.sampleBufferInvalidSampleData) {
+            try AVCC.split([0xFF, 0xFF, 0xFF, 0xFF, 0x65][...], lengthSize: 4)
+        }
         // An avcC claiming 31 SPSs of 65535 bytes each, with 3 bytes of data.
         #expect(throws: VTError.formatDescriptionInvalidParameter) {
             try AVCDecoderConfigurationRecord(bytes: [1, 100, 0, 40, 0xFF, 0xFF, 0xFF, 0xFF, 1])

@@ -111,8 +111,12 @@ import Testing
     }
 
     @Test func lengthsThatDoNotTileTheDataAreRejected() {
-        #expect(throws: VTError.sampleBufferInvalidSampleData) { try AVCC.split([0, 0, 0, 5, 0x65, 1][...], lengthSize: 4) }
-        #expect(throws: VTError.sampleBufferInvalidSampleData) { try AVCC.split([0, 0, 0, 1, 0x65, 0, 0][...], lengthSize: 4) }
+        #expect(throws: VTError.sampleBufferInvalidSampleData) {
+            try AVCC.split([0, 0, 0, 5, 0x65, 1][...], lengthSize: 4)
+        }
+        #expect(throws: VTError.sampleBufferInvalidSampleData) {
+            try AVCC.split([0, 0, 0, 1, 0x65, 0, 0][...], lengthSize: 4)
+        }
         #expect(throws: VTError.sampleBufferInvalidSampleData) { try AVCC.split([0, 0, 0, 0][...], lengthSize: 4) }
         #expect(throws: VTError.parameter) { try AVCC.split([1, 0x65][...], lengthSize: 3) }
         #expect(throws: VTError.parameter) { try AVCC.join([[UInt8](repeating: 1, count: 256)], lengthSize: 1) }

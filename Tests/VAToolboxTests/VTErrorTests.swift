@@ -9,10 +9,13 @@ import Testing
         (.propertyNotSupported, "kVTPropertyNotSupportedErr"), (.propertyReadOnly, "kVTPropertyReadOnlyErr"),
         (.parameter, "kVTParameterErr"), (.invalidSession, "kVTInvalidSessionErr"),
         (.allocationFailed, "kVTAllocationFailedErr"), (.pixelTransferNotSupported, "kVTPixelTransferNotSupportedErr"),
-        (.couldNotFindVideoDecoder, "kVTCouldNotFindVideoDecoderErr"), (.couldNotCreateInstance, "kVTCouldNotCreateInstanceErr"),
-        (.couldNotFindVideoEncoder, "kVTCouldNotFindVideoEncoderErr"), (.videoDecoderBadData, "kVTVideoDecoderBadDataErr"),
+        (.couldNotFindVideoDecoder, "kVTCouldNotFindVideoDecoderErr"),
+        (.couldNotCreateInstance, "kVTCouldNotCreateInstanceErr"),
+        (.couldNotFindVideoEncoder, "kVTCouldNotFindVideoEncoderErr"),
+        (.videoDecoderBadData, "kVTVideoDecoderBadDataErr"),
         (.videoDecoderUnsupportedDataFormat, "kVTVideoDecoderUnsupportedDataFormatErr"),
-        (.videoDecoderMalfunction, "kVTVideoDecoderMalfunctionErr"), (.videoEncoderMalfunction, "kVTVideoEncoderMalfunctionErr"),
+        (.videoDecoderMalfunction, "kVTVideoDecoderMalfunctionErr"),
+        (.videoEncoderMalfunction, "kVTVideoEncoderMalfunctionErr"),
         (.videoDecoderNotAvailableNow, "kVTVideoDecoderNotAvailableNowErr"),
         (.imageRotationNotSupported, "kVTImageRotationNotSupportedErr"),
         (.videoEncoderNotAvailableNow, "kVTVideoEncoderNotAvailableNowErr"),
@@ -20,12 +23,16 @@ import Testing
         (.insufficientSourceColorData, "kVTInsufficientSourceColorDataErr"),
         (.couldNotCreateColorCorrectionData, "kVTCouldNotCreateColorCorrectionDataErr"),
         (.colorSyncTransformConvertFailed, "kVTColorSyncTransformConvertFailedErr"),
-        (.videoDecoderAuthorization, "kVTVideoDecoderAuthorizationErr"), (.videoEncoderAuthorization, "kVTVideoEncoderAuthorizationErr"),
+        (.videoDecoderAuthorization, "kVTVideoDecoderAuthorizationErr"),
+        (.videoEncoderAuthorization, "kVTVideoEncoderAuthorizationErr"),
         (.colorCorrectionPixelTransferFailed, "kVTColorCorrectionPixelTransferFailedErr"),
         (.multiPassStorageIdentifierMismatch, "kVTMultiPassStorageIdentifierMismatchErr"),
-        (.multiPassStorageInvalid, "kVTMultiPassStorageInvalidErr"), (.frameSiloInvalidTimeStamp, "kVTFrameSiloInvalidTimeStampErr"),
-        (.frameSiloInvalidTimeRange, "kVTFrameSiloInvalidTimeRangeErr"), (.couldNotFindTemporalFilter, "kVTCouldNotFindTemporalFilterErr"),
-        (.pixelTransferNotPermitted, "kVTPixelTransferNotPermittedErr"), (.videoDecoderReferenceMissing, "kVTVideoDecoderReferenceMissingErr"),
+        (.multiPassStorageInvalid, "kVTMultiPassStorageInvalidErr"),
+        (.frameSiloInvalidTimeStamp, "kVTFrameSiloInvalidTimeStampErr"),
+        (.frameSiloInvalidTimeRange, "kVTFrameSiloInvalidTimeRangeErr"),
+        (.couldNotFindTemporalFilter, "kVTCouldNotFindTemporalFilterErr"),
+        (.pixelTransferNotPermitted, "kVTPixelTransferNotPermittedErr"),
+        (.videoDecoderReferenceMissing, "kVTVideoDecoderReferenceMissingErr"),
         (.formatDescriptionInvalidParameter, "kCMFormatDescriptionError_InvalidParameter"),
         (.formatDescriptionAllocationFailed, "kCMFormatDescriptionError_AllocationFailed"),
         (.formatDescriptionValueNotAvailable, "kCMFormatDescriptionError_ValueNotAvailable"),
@@ -34,7 +41,8 @@ import Testing
         (.blockBufferBadCustomBlockSource, "kCMBlockBufferBadCustomBlockSourceErr"),
         (.blockBufferBadOffsetParameter, "kCMBlockBufferBadOffsetParameterErr"),
         (.blockBufferBadLengthParameter, "kCMBlockBufferBadLengthParameterErr"),
-        (.blockBufferBadPointerParameter, "kCMBlockBufferBadPointerParameterErr"), (.blockBufferEmpty, "kCMBlockBufferEmptyBBufErr"),
+        (.blockBufferBadPointerParameter, "kCMBlockBufferBadPointerParameterErr"),
+        (.blockBufferEmpty, "kCMBlockBufferEmptyBBufErr"),
         (.blockBufferUnallocatedBlock, "kCMBlockBufferUnallocatedBlockErr"),
         (.blockBufferInsufficientSpace, "kCMBlockBufferInsufficientSpaceErr"),
         (.sampleBufferAllocationFailed, "kCMSampleBufferError_AllocationFailed"),
@@ -52,7 +60,8 @@ import Testing
         (.sampleBufferInvalidSampleData, "kCMSampleBufferError_InvalidSampleData"),
         (.sampleBufferInvalidMediaFormat, "kCMSampleBufferError_InvalidMediaFormat"),
         (.sampleBufferInvalidated, "kCMSampleBufferError_Invalidated"),
-        (.sampleBufferDataFailed, "kCMSampleBufferError_DataFailed"), (.sampleBufferDataCanceled, "kCMSampleBufferError_DataCanceled"),
+        (.sampleBufferDataFailed, "kCMSampleBufferError_DataFailed"),
+        (.sampleBufferDataCanceled, "kCMSampleBufferError_DataCanceled"),
     ]
 
     /// The `| name | value |` rows of ../shared/apple-status-codes.md, the team's reference.
@@ -82,7 +91,8 @@ import Testing
                 #expect(error.status == reference.value, "\(name)")
             }
         }
-        #expect(Set(Self.namedConstants.map(\.0.status)).count == Self.namedConstants.count, "two constants share a value")
+        #expect(
+            Set(Self.namedConstants.map(\.0.status)).count == Self.namedConstants.count, "two constants share a value")
         // Every catalogue row but kCMBlockBufferNoErr (0, success) has a named constant.
         #expect(Self.namedConstants.count == VTError.catalogueRows.count - 1)
     }
@@ -111,7 +121,8 @@ import Testing
 
     @Test func descriptionCarriesNameReasonCauseAndHint() {
         let cause = UnderlyingCause(library: "libva", function: "vaInitialize", code: 1, message: "operation failed")
-        let error = VTError.couldNotFindVideoDecoder.with("no VA driver", cause: cause, hint: "install intel-media-va-driver")
+        let error = VTError.couldNotFindVideoDecoder.with(
+            "no VA driver", cause: cause, hint: "install intel-media-va-driver")
         #expect(error.description.contains("kVTCouldNotFindVideoDecoderErr (-12906)"))
         #expect(error.description.contains("no VA driver"))
         #expect(error.description.contains("vaInitialize"))

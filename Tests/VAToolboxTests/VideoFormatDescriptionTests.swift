@@ -46,7 +46,8 @@ import Testing
 
     @Test func avcCWithoutTheHighProfileTailIsAccepted() throws {
         let sets = try Self.parameterSets("h264-main-cabac.264")
-        let record = try AVCDecoderConfigurationRecord(sequenceParameterSets: [sets[0]], pictureParameterSets: [sets[1]])
+        let record = try AVCDecoderConfigurationRecord(
+            sequenceParameterSets: [sets[0]], pictureParameterSets: [sets[1]])
         #expect(record.highProfileTail == nil)
         let parsed = try AVCDecoderConfigurationRecord(bytes: record.bytes)
         #expect(parsed == record)
@@ -54,16 +55,23 @@ import Testing
 
     @Test func malformedAvcCIsRejectedWithTheField() throws {
         let sets = try Self.parameterSets("h264-main-cabac.264")
-        let good = try AVCDecoderConfigurationRecord(sequenceParameterSets: [sets[0]], pictureParameterSets: [sets[1]]).bytes
+        let good = try AVCDecoderConfigurationRecord(sequenceParameterSets: [sets[0]], pictureParameterSets: [sets[1]])
+            .bytes
         for length in 0..<good.count {
-            #expect(throws: VTError.formatDescriptionInvalidParameter) { try VideoFormatDescription(avcC: Array(good.prefix(length))) }
+            #expect(throws: VTError.formatDescriptionInvalidParameter) {
+                try VideoFormatDescription(avcC: Array(good.prefix(length)))
+            }
         }
         var badVersion = good
         badVersion[0] = 2
-        #expect(throws: VTError.formatDescriptionInvalidParameter) { try AVCDecoderConfigurationRecord(bytes: badVersion) }
+        #expect(throws: VTError.formatDescriptionInvalidParameter) {
+            try AVCDecoderConfigurationRecord(bytes: badVersion)
+        }
         var reservedLength = good
         reservedLength[4] = 0xFE
-        #expect(throws: VTError.formatDescriptionInvalidParameter) { try AVCDecoderConfigurationRecord(bytes: reservedLength) }
+        #expect(throws: VTError.formatDescriptionInvalidParameter) {
+            try AVCDecoderConfigurationRecord(bytes: reservedLength)
+        }
     }
 
     @Test func badParameterSetsFailWithAReason() throws {
@@ -81,10 +89,16 @@ import Testing
         }
         #expect(reason { _ = try VideoFormatDescription(h264ParameterSets: [sets[0]]) }.contains("PPS"))
         #expect(reason { _ = try VideoFormatDescription(h264ParameterSets: [sets[1]]) }.contains("SPS"))
-        #expect(reason { _ = try VideoFormatDescription(h264ParameterSets: sets, nalUnitHeaderLength: 3) }.contains("nalUnitHeaderLength"))
-        #expect(reason { _ = try VideoFormatDescription(h264ParameterSets: [sets[0], [0x65, 0x88]]) }.contains("type 5"))
-        #expect(reason { _ = try VideoFormatDescription(h264ParameterSets: [Array(sets[0].prefix(4)), sets[1]]) }.contains("truncated"))
-        #expect(reason { _ = try VideoFormatDescription(h264ParameterSets: [sets[0], []]) }.contains("parameter set 1"))
+        #expect(
+            reason { _ = try VideoFormatDescription(h264ParameterSets: sets, nalUnitHeaderLength: 3) }.contains(
+                "nalUnitHeaderLength"))
+        #expect(
+            reason { _ = try VideoFormatDescription(h264ParameterSets: [sets[0], [0x65, 0x88]]) }.contains("type 5"))
+        #expect(
+            reason { _ = try VideoFormatDescription(h264ParameterSets: [Array(sets[0].prefix(4)), sets[1]]) }.contains(
+                "truncated"))
+        #expect(
+            reason { _ = try VideoFormatDescription(h264ParameterSets: [sets[0], []]) }.contains("parameter set 1"))
     }
 
     @Test func equalityIgnoringExtensions() throws {
@@ -110,13 +124,18 @@ import Testing
 
 @Suite struct SampleBufferTests {
     @Test func lengthPrefixesMustTileTheData() throws {
-        let format = try VideoFormatDescription(h264ParameterSets: VideoFormatDescriptionTests.parameterSets("h264-main-cabac.264"))
+        let format = try VideoFormatDescription(
+            h264ParameterSets: VideoFormatDescriptionTests.parameterSets("h264-main-cabac.264"))
         let sample = try SampleBuffer(data: [0, 0, 0, 2, 0x65, 0x88, 0, 0, 0, 1, 0x0A], formatDescription: format)
         #expect(sample.nalUnits.map(\.typeCode) == [5, 10])
         #expect(sample.isSync)
         #expect(throws: VTError.sampleBufferInvalidSampleData) { try SampleBuffer(data: [], formatDescription: format) }
-        #expect(throws: VTError.sampleBufferInvalidSampleData) { try SampleBuffer(data: [0, 0, 0, 9, 0x65], formatDescription: format) }
-        #expect(throws: VTError.sampleBufferInvalidSampleData) { try SampleBuffer(data: [0, 0, 0, 1, 0xE5], formatDescription: format) }
+        #expect(throws: VTError.sampleBufferInvalidSampleData) {
+            try SampleBuffer(data: [0, 0, 0, 9, 0x65], formatDescription: format)
+        }
+        #expect(throws: VTError.sampleBufferInvalidSampleData) {
+            try SampleBuffer(data: [0, 0, 0, 1, 0xE5], formatDescription: format)
+        }
         do {
             _ = try SampleBuffer(data: [0, 0, 0, 1, 0x65, 0x88, 0x80, 0x40], formatDescription: format)
             Issue.record("Annex B data accepted")

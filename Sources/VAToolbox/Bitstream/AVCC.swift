@@ -22,7 +22,10 @@ public enum AVCC {
         var index = data.startIndex
         while index < data.endIndex {
             guard data.endIndex - index >= lengthSize else {
-                throw invalid(data, "\(data.endIndex - index) bytes are left at offset \(index - data.startIndex), too few for a \(lengthSize)-byte length")
+                throw invalid(
+                    data,
+                    "\(data.endIndex - index) bytes are left at offset \(index - data.startIndex), too few for a \(lengthSize)-byte length"
+                )
             }
             var length = 0
             for byte in data[index..<index + lengthSize] { length = length << 8 | Int(byte) }
@@ -31,7 +34,10 @@ public enum AVCC {
                 throw invalid(data, "a NAL unit at offset \(index - lengthSize - data.startIndex) has length 0")
             }
             guard length <= data.endIndex - index else {
-                throw invalid(data, "a NAL unit at offset \(index - lengthSize - data.startIndex) claims \(length) bytes but only \(data.endIndex - index) follow")
+                throw invalid(
+                    data,
+                    "a NAL unit at offset \(index - lengthSize - data.startIndex) claims \(length) bytes but only \(data.endIndex - index) follow"
+                )
             }
             units.append(data[index..<index + length])
             index += length
@@ -43,7 +49,9 @@ public enum AVCC {
     ///
     /// - Throws: ``VTError/parameter`` for a bad length size or a unit too long for it
     ///   (over 255 bytes with 1-byte lengths, over 65535 with 2-byte lengths).
-    public static func join<Unit: Collection<UInt8>>(_ units: some Sequence<Unit>, lengthSize: Int = 4) throws(VTError) -> [UInt8] {
+    public static func join<Unit: Collection<UInt8>>(_ units: some Sequence<Unit>, lengthSize: Int = 4) throws(VTError)
+        -> [UInt8]
+    {
         guard validLengthSizes.contains(lengthSize) else {
             throw VTError.parameter.with("a NAL unit length prefix has 1, 2 or 4 bytes, not \(lengthSize)")
         }
@@ -76,9 +84,11 @@ public enum AVCC {
     }
 
     private static func invalid(_ data: ArraySlice<UInt8>, _ reason: String) -> VTError {
-        let hint = AnnexB.startsWithStartCode(data)
+        let hint =
+            AnnexB.startsWithStartCode(data)
             ? "the data starts with an Annex B start code (00 00 01); convert it with AVCC.fromAnnexB or feed the stream to ElementaryStreamParser"
             : nil
-        return VTError.sampleBufferInvalidSampleData.with("length-prefixed NAL units do not tile the sample: \(reason)", hint: hint)
+        return VTError.sampleBufferInvalidSampleData.with(
+            "length-prefixed NAL units do not tile the sample: \(reason)", hint: hint)
     }
 }

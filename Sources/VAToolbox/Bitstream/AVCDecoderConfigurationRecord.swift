@@ -45,7 +45,8 @@ public struct AVCDecoderConfigurationRecord: Sendable, Hashable {
             throw VTError.formatDescriptionInvalidParameter.with("an avcC record needs at least one SPS")
         }
         guard AVCC.validLengthSizes.contains(nalUnitLengthSize) else {
-            throw VTError.formatDescriptionInvalidParameter.with("the NAL unit length size is \(nalUnitLengthSize); it must be 1, 2 or 4")
+            throw VTError.formatDescriptionInvalidParameter.with(
+                "the NAL unit length size is \(nalUnitLengthSize); it must be 1, 2 or 4")
         }
         let sps: H264SequenceParameterSet
         do throws(VTError) {
@@ -68,7 +69,8 @@ public struct AVCDecoderConfigurationRecord: Sendable, Hashable {
         }
         for set in sequenceParameterSets + pictureParameterSets + sequenceParameterSetExtensions
         where set.isEmpty || set.count > 65535 {
-            throw VTError.formatDescriptionInvalidParameter.with("a parameter set of \(set.count) bytes cannot be stored in avcC (1 to 65535)")
+            throw VTError.formatDescriptionInvalidParameter.with(
+                "a parameter set of \(set.count) bytes cannot be stored in avcC (1 to 65535)")
         }
     }
 
@@ -80,14 +82,16 @@ public struct AVCDecoderConfigurationRecord: Sendable, Hashable {
     public init(bytes: [UInt8]) throws(VTError) {
         var reader = ByteReader(bytes, context: "avcC")
         guard try reader.u8("configurationVersion") == 1 else {
-            throw VTError.formatDescriptionInvalidParameter.with("avcC configurationVersion is \(bytes[0]); only 1 exists")
+            throw VTError.formatDescriptionInvalidParameter.with(
+                "avcC configurationVersion is \(bytes[0]); only 1 exists")
         }
         avcProfileIndication = try reader.u8("AVCProfileIndication")
         profileCompatibility = try reader.u8("profile_compatibility")
         avcLevelIndication = try reader.u8("AVCLevelIndication")
         let lengthSizeMinusOne = Int(try reader.u8("lengthSizeMinusOne") & 0b11)
         guard lengthSizeMinusOne != 2 else {
-            throw VTError.formatDescriptionInvalidParameter.with("avcC lengthSizeMinusOne is 2, a reserved value (lengths have 1, 2 or 4 bytes)")
+            throw VTError.formatDescriptionInvalidParameter.with(
+                "avcC lengthSizeMinusOne is 2, a reserved value (lengths have 1, 2 or 4 bytes)")
         }
         nalUnitLengthSize = lengthSizeMinusOne + 1
         let spsCount = Int(try reader.u8("numOfSequenceParameterSets") & 0x1F)
@@ -101,10 +105,12 @@ public struct AVCDecoderConfigurationRecord: Sendable, Hashable {
             let extensionCount = Int(try reader.u8("numOfSequenceParameterSetExt"))
             highProfileTail = HighProfileTail(
                 chromaFormat: chromaFormat, bitDepthLumaMinus8: luma, bitDepthChromaMinus8: chroma,
-                sequenceParameterSetExtensions: try reader.nalUnits(count: extensionCount, "sequenceParameterSetExtNALUnit"))
+                sequenceParameterSetExtensions: try reader.nalUnits(
+                    count: extensionCount, "sequenceParameterSetExtNALUnit"))
         }
         guard reader.isAtEnd || !Self.profilesWithTail.contains(avcProfileIndication) else {
-            throw VTError.formatDescriptionInvalidParameter.with("avcC has \(reader.remaining) bytes after its last field")
+            throw VTError.formatDescriptionInvalidParameter.with(
+                "avcC has \(reader.remaining) bytes after its last field")
         }
     }
 
@@ -180,6 +186,7 @@ struct ByteReader {
     }
 
     private func truncated(_ field: StaticString) -> VTError {
-        VTError.formatDescriptionInvalidParameter.with("\(context) is truncated: it ends inside \(field) at byte \(index)")
+        VTError.formatDescriptionInvalidParameter.with(
+            "\(context) is truncated: it ends inside \(field) at byte \(index)")
     }
 }

@@ -79,7 +79,8 @@ public struct ElementaryStreamParser: Sendable {
     ///   options' header length is 1, 2 or 4.
     public init(codec: VideoCodecType, options: Options = Options()) {
         precondition(codec == .h264 || codec == .hevc, "ElementaryStreamParser reads H.264 and HEVC streams")
-        precondition(AVCC.validLengthSizes.contains(options.nalUnitHeaderLength), "NAL unit lengths have 1, 2 or 4 bytes")
+        precondition(
+            AVCC.validLengthSizes.contains(options.nalUnitHeaderLength), "NAL unit lengths have 1, 2 or 4 bytes")
         self.codec = codec
         self.options = options
         self.scanner = AnnexBScanner(maximumNALUnitSize: options.maximumNALUnitSize)
@@ -103,7 +104,10 @@ public struct ElementaryStreamParser: Sendable {
         if let last = scanner.finish() { handle(last, into: &samples) }
         emitAccessUnit(into: &samples)
         if scanner.oversizedUnits > 0 {
-            report(VTError.videoDecoderBadData.with("\(scanner.oversizedUnits) NAL units larger than \(options.maximumNALUnitSize) bytes were discarded"))
+            report(
+                VTError.videoDecoderBadData.with(
+                    "\(scanner.oversizedUnits) NAL units larger than \(options.maximumNALUnitSize) bytes were discarded"
+                ))
         }
         return samples
     }
@@ -131,7 +135,9 @@ public struct ElementaryStreamParser: Sendable {
             emitAccessUnit(into: &samples)
         }
         if let sliceHeader, sliceHeader.redundantPicCnt == 0 {
-            let sps = parameterSets.h264PPS[sliceHeader.picParameterSetId].flatMap { parameterSets.h264SPS[$0.seqParameterSetId] }
+            let sps = parameterSets.h264PPS[sliceHeader.picParameterSetId].flatMap {
+                parameterSets.h264SPS[$0.seqParameterSetId]
+            }
             accessUnit.noteSlice(sliceHeader, maxNumRefFrames: sps?.maxNumRefFrames ?? 16)
             lastSliceHeader = sliceHeader
         } else if unit.isVCL && codec == .h264 {
@@ -212,7 +218,9 @@ public struct ElementaryStreamParser: Sendable {
         defer { accessUnit = AccessUnitBuilder() }
         guard accessUnit.hasVCL else {
             if !accessUnit.units.isEmpty && accessUnit.units.contains(where: { !$0.isParameterSet }) {
-                report(VTError.videoDecoderBadData.with("\(accessUnit.units.count) NAL units with no picture after them were dropped"))
+                report(
+                    VTError.videoDecoderBadData.with(
+                        "\(accessUnit.units.count) NAL units with no picture after them were dropped"))
             }
             return
         }
@@ -246,7 +254,10 @@ public struct ElementaryStreamParser: Sendable {
     private mutating func currentFormatDescription() -> VideoFormatDescription? {
         guard let sets = parameterSets.orderedSets(forSlice: accessUnit.firstVCL) else {
             if skippedAccessUnits == 0 {
-                report(VTError.videoDecoderBadData.with("access units before the first complete set of parameter sets cannot be described; skipping them"))
+                report(
+                    VTError.videoDecoderBadData.with(
+                        "access units before the first complete set of parameter sets cannot be described; skipping them"
+                    ))
             }
             return nil
         }

@@ -136,7 +136,8 @@ public struct H264SequenceParameterSet: Sendable, Hashable {
             let vertical = cropUnitY * (frameCropTopOffset + frameCropBottomOffset)
             guard horizontal < codedWidth, vertical < codedHeight else {
                 throw VTError.videoDecoderBadData.with(
-                    "H.264 SPS: the cropping window (\(horizontal) x \(vertical) samples cropped) leaves no picture of \(codedWidth)x\(codedHeight)")
+                    "H.264 SPS: the cropping window (\(horizontal) x \(vertical) samples cropped) leaves no picture of \(codedWidth)x\(codedHeight)"
+                )
             }
         }
         if try r.flag("vui_parameters_present_flag") {

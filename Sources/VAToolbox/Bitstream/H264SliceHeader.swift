@@ -75,10 +75,13 @@ public struct H264SliceHeader: Sendable, Hashable {
         sliceType = try r.unsignedExpGolomb("slice_type", maximum: 9)
         picParameterSetId = try r.unsignedExpGolomb("pic_parameter_set_id", maximum: 255)
         guard let pps = pictureParameterSet(picParameterSetId) else {
-            throw VTError.videoDecoderBadData.with("H.264 slice refers to PPS \(picParameterSetId), which the stream has not sent")
+            throw VTError.videoDecoderBadData.with(
+                "H.264 slice refers to PPS \(picParameterSetId), which the stream has not sent")
         }
         guard let sps = sequenceParameterSet(pps.seqParameterSetId) else {
-            throw VTError.videoDecoderBadData.with("H.264 PPS \(pps.picParameterSetId) refers to SPS \(pps.seqParameterSetId), which the stream has not sent")
+            throw VTError.videoDecoderBadData.with(
+                "H.264 PPS \(pps.picParameterSetId) refers to SPS \(pps.seqParameterSetId), which the stream has not sent"
+            )
         }
         if sps.separateColourPlaneFlag {
             colourPlaneId = try r.int(2, "colour_plane_id")

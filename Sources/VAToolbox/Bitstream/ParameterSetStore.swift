@@ -40,7 +40,8 @@ struct ParameterSetStore {
                 pictureParameterSets[pps.picParameterSetId] = bytes
             case 13:
                 var reader = BitReader(unit.rbsp, context: "H.264 SPS extension")
-                sequenceParameterSetExtensions[try reader.unsignedExpGolomb("seq_parameter_set_id", maximum: 31)] = bytes
+                sequenceParameterSetExtensions[try reader.unsignedExpGolomb("seq_parameter_set_id", maximum: 31)] =
+                    bytes
             default:
                 break
             }
@@ -95,10 +96,13 @@ struct ParameterSetStore {
         }
         guard !usablePPS.isEmpty else { return nil }
         if codec == .h264 {
-            let extensions = sequenceParameterSetExtensions.filter { spsIds.contains($0.key) }.sorted { $0.key < $1.key }
+            let extensions = sequenceParameterSetExtensions.filter { spsIds.contains($0.key) }.sorted {
+                $0.key < $1.key
+            }
             return [activeSPS] + otherSPS + usablePPS.map(\.value) + extensions.map(\.value)
         }
         guard !videoParameterSets.isEmpty else { return nil }
-        return videoParameterSets.sorted { $0.key < $1.key }.map(\.value) + [activeSPS] + otherSPS + usablePPS.map(\.value)
+        return videoParameterSets.sorted { $0.key < $1.key }.map(\.value) + [activeSPS] + otherSPS
+            + usablePPS.map(\.value)
     }
 }

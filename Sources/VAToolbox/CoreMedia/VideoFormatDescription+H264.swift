@@ -24,9 +24,10 @@ extension VideoFormatDescription {
                 case .sequenceParameterSetExtension?: extensions.append(bytes)
                 default:
                     throw VTError.formatDescriptionInvalidParameter.with(
-                        "parameter set \(index) is NAL unit type \(unit.typeCode), not an SPS (7), PPS (8) or SPS extension (13)")
+                        "parameter set \(index) is NAL unit type \(unit.typeCode), not an SPS (7), PPS (8) or SPS extension (13)"
+                    )
                 }
-            } catch where error == .formatDescriptionInvalidParameter {
+            } catch  where error == .formatDescriptionInvalidParameter {
                 throw error
             } catch {
                 throw VTError.formatDescriptionInvalidParameter.with("parameter set \(index): \(error.reason)")
@@ -38,9 +39,11 @@ extension VideoFormatDescription {
         guard !ppsList.isEmpty else {
             throw VTError.formatDescriptionInvalidParameter.with("H.264 parameter sets need at least one PPS")
         }
-        for pps in ppsList.map(\.parsed) where !spsList.contains(where: { $0.parsed.seqParameterSetId == pps.seqParameterSetId }) {
+        for pps in ppsList.map(\.parsed)
+        where !spsList.contains(where: { $0.parsed.seqParameterSetId == pps.seqParameterSetId }) {
             throw VTError.formatDescriptionInvalidParameter.with(
-                "PPS \(pps.picParameterSetId) refers to SPS \(pps.seqParameterSetId), which is not among the parameter sets")
+                "PPS \(pps.picParameterSetId) refers to SPS \(pps.seqParameterSetId), which is not among the parameter sets"
+            )
         }
         let crop = sps.cropRectangle
         let stream = StreamProperties(
@@ -57,7 +60,8 @@ extension VideoFormatDescription {
         self.init(
             codecType: .h264, parameterSets: h264ParameterSets, nalUnitHeaderLength: nalUnitHeaderLength,
             codedDimensions: VideoDimensions(width: Int32(sps.codedWidth), height: Int32(sps.codedHeight)),
-            cleanAperture: CleanAperture(left: crop.left, top: crop.top, width: sps.displayWidth, height: sps.displayHeight),
+            cleanAperture: CleanAperture(
+                left: crop.left, top: crop.top, width: sps.displayWidth, height: sps.displayHeight),
             stream: stream, extensions: formatExtensions)
     }
 
@@ -97,9 +101,12 @@ extension FormatDescriptionExtensions {
         guard let vui = sps.vui else { return }
         fullRangeVideo = vui.videoFullRangeFlag
         colorPrimaries = vui.colourPrimaries == 2 ? nil : ColorPrimaries(rawValue: UInt8(vui.colourPrimaries))
-        transferFunction = vui.transferCharacteristics == 2 ? nil : TransferFunction(rawValue: UInt8(vui.transferCharacteristics))
+        transferFunction =
+            vui.transferCharacteristics == 2 ? nil : TransferFunction(rawValue: UInt8(vui.transferCharacteristics))
         yCbCrMatrix = vui.matrixCoefficients == 2 ? nil : YCbCrMatrix(rawValue: UInt8(vui.matrixCoefficients))
-        pixelAspectRatio = vui.sampleAspectRatio.map { PixelAspectRatio(horizontalSpacing: $0.width, verticalSpacing: $0.height) }
+        pixelAspectRatio = vui.sampleAspectRatio.map {
+            PixelAspectRatio(horizontalSpacing: $0.width, verticalSpacing: $0.height)
+        }
         chromaLocation = vui.chromaSampleLocTypeTopField
     }
 }

@@ -24,9 +24,10 @@ extension VideoFormatDescription {
                 case 34: ppsList.append(try HEVCPictureParameterSet(unit))
                 default:
                     throw VTError.formatDescriptionInvalidParameter.with(
-                        "parameter set \(index) is NAL unit type \(unit.typeCode), not a VPS (32), SPS (33) or PPS (34)")
+                        "parameter set \(index) is NAL unit type \(unit.typeCode), not a VPS (32), SPS (33) or PPS (34)"
+                    )
                 }
-            } catch where error == .formatDescriptionInvalidParameter {
+            } catch  where error == .formatDescriptionInvalidParameter {
                 throw error
             } catch {
                 throw VTError.formatDescriptionInvalidParameter.with("parameter set \(index): \(error.reason)")
@@ -43,11 +44,13 @@ extension VideoFormatDescription {
         }
         for candidate in spsList where !vpsIds.contains(candidate.spsVideoParameterSetId) {
             throw VTError.formatDescriptionInvalidParameter.with(
-                "SPS \(candidate.spsSeqParameterSetId) refers to VPS \(candidate.spsVideoParameterSetId), which is not among the parameter sets")
+                "SPS \(candidate.spsSeqParameterSetId) refers to VPS \(candidate.spsVideoParameterSetId), which is not among the parameter sets"
+            )
         }
         for pps in ppsList where !spsList.contains(where: { $0.spsSeqParameterSetId == pps.ppsSeqParameterSetId }) {
             throw VTError.formatDescriptionInvalidParameter.with(
-                "PPS \(pps.ppsPicParameterSetId) refers to SPS \(pps.ppsSeqParameterSetId), which is not among the parameter sets")
+                "PPS \(pps.ppsPicParameterSetId) refers to SPS \(pps.ppsSeqParameterSetId), which is not among the parameter sets"
+            )
         }
         let ptl = sps.profileTierLevel
         let stream = StreamProperties(
@@ -59,11 +62,14 @@ extension VideoFormatDescription {
             isHEVC: true)
         var extensions = FormatDescriptionExtensions(hevc: sps)
         extensions.decoderConfigurationRecord =
-            (try? HEVCDecoderConfigurationRecord(parameterSets: hevcParameterSets, nalUnitHeaderLength: nalUnitHeaderLength).bytes) ?? []
+            (try? HEVCDecoderConfigurationRecord(
+                parameterSets: hevcParameterSets, nalUnitHeaderLength: nalUnitHeaderLength
+            ).bytes) ?? []
         self.init(
             codecType: .hevc, parameterSets: hevcParameterSets, nalUnitHeaderLength: nalUnitHeaderLength,
             codedDimensions: VideoDimensions(width: Int32(sps.codedWidth), height: Int32(sps.codedHeight)),
-            cleanAperture: CleanAperture(left: sps.displayLeft, top: sps.displayTop, width: sps.displayWidth, height: sps.displayHeight),
+            cleanAperture: CleanAperture(
+                left: sps.displayLeft, top: sps.displayTop, width: sps.displayWidth, height: sps.displayHeight),
             stream: stream, extensions: extensions)
     }
 
@@ -95,9 +101,12 @@ extension FormatDescriptionExtensions {
         fieldCount = vui.fieldSeqFlag ? 2 : 1
         fullRangeVideo = vui.videoFullRangeFlag
         colorPrimaries = vui.colourPrimaries == 2 ? nil : ColorPrimaries(rawValue: vui.colourPrimaries)
-        transferFunction = vui.transferCharacteristics == 2 ? nil : TransferFunction(rawValue: vui.transferCharacteristics)
+        transferFunction =
+            vui.transferCharacteristics == 2 ? nil : TransferFunction(rawValue: vui.transferCharacteristics)
         yCbCrMatrix = vui.matrixCoeffs == 2 ? nil : YCbCrMatrix(rawValue: vui.matrixCoeffs)
-        pixelAspectRatio = vui.sampleAspectRatio.map { PixelAspectRatio(horizontalSpacing: $0.width, verticalSpacing: $0.height) }
+        pixelAspectRatio = vui.sampleAspectRatio.map {
+            PixelAspectRatio(horizontalSpacing: $0.width, verticalSpacing: $0.height)
+        }
         chromaLocation = vui.chromaLocInfoPresentFlag ? vui.chromaSampleLocTypeTopField : nil
     }
 }

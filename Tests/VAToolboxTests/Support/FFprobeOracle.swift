@@ -40,7 +40,10 @@ struct FFprobeOracle: Sendable {
         if FileManager.default.fileExists(atPath: committed.path) {
             data = try Data(contentsOf: committed)
         } else {
-            data = try run(["-count_frames", "-show_streams", "-show_packets", "-show_entries", "packet=flags:stream", stream.url.path])
+            data = try run([
+                "-count_frames", "-show_streams", "-show_packets", "-show_entries", "packet=flags:stream",
+                stream.url.path,
+            ])
         }
         return try parse(data)
     }
@@ -67,8 +70,11 @@ struct FFprobeOracle: Sendable {
         for (key, value) in first { fields[key] = "\(value)" }
         let packets = (root["packets"] as? [[String: Any]]) ?? []
         let frames = (root["frames"] as? [[String: Any]]) ?? []
-        let sizes = frames.map { VideoDimensions(width: Int32(($0["width"] as? Int) ?? 0), height: Int32(($0["height"] as? Int) ?? 0)) }
-        return FFprobeOracle(stream: fields, packetFlags: packets.map { ($0["flags"] as? String) ?? "" }, frameSizes: sizes)
+        let sizes = frames.map {
+            VideoDimensions(width: Int32(($0["width"] as? Int) ?? 0), height: Int32(($0["height"] as? Int) ?? 0))
+        }
+        return FFprobeOracle(
+            stream: fields, packetFlags: packets.map { ($0["flags"] as? String) ?? "" }, frameSizes: sizes)
     }
 
     enum OracleError: Error { case malformed }

@@ -18,12 +18,16 @@ enum OracleExpectations {
     ]
 
     /// ffprobe's `color_primaries` / `color_transfer` / `color_space` names → H.273 code points.
-    static let primaries: [String: Int] = ["bt709": 1, "bt470m": 4, "bt470bg": 5, "smpte170m": 6, "smpte240m": 7, "film": 8, "bt2020": 9]
+    static let primaries: [String: Int] = [
+        "bt709": 1, "bt470m": 4, "bt470bg": 5, "smpte170m": 6, "smpte240m": 7, "film": 8, "bt2020": 9,
+    ]
     static let transfers: [String: Int] = [
         "bt709": 1, "gamma22": 4, "gamma28": 5, "smpte170m": 6, "smpte240m": 7, "linear": 8,
         "iec61966-2-1": 13, "bt2020-10": 14, "bt2020-12": 15, "smpte2084": 16, "arib-std-b67": 18,
     ]
-    static let matrices: [String: Int] = ["gbr": 0, "bt709": 1, "fcc": 4, "bt470bg": 5, "smpte170m": 6, "smpte240m": 7, "ycgco": 8, "bt2020nc": 9]
+    static let matrices: [String: Int] = [
+        "gbr": 0, "bt709": 1, "fcc": 4, "bt470bg": 5, "smpte170m": 6, "smpte240m": 7, "ycgco": 8, "bt2020nc": 9,
+    ]
 
     /// Compares everything a format description says with ffprobe's stream fields.
     static func check(_ format: VideoFormatDescription, against oracle: FFprobeOracle, _ name: String) {
@@ -36,7 +40,8 @@ enum OracleExpectations {
         #expect(stream["coded_height"] == "\(format.codedDimensions.height)", "\(name): coded height")
         if let pixelFormat = stream["pix_fmt"], let expected = pixelFormats[pixelFormat] {
             // libavcodec decodes monochrome H.264 as 4:2:0 with grey chroma.
-            let chroma = format.codecType == .h264 && format.stream.chromaFormatIdc == 0 ? 1 : format.stream.chromaFormatIdc
+            let chroma =
+                format.codecType == .h264 && format.stream.chromaFormatIdc == 0 ? 1 : format.stream.chromaFormatIdc
             #expect(chroma == expected.chroma, "\(name): chroma format for \(pixelFormat)")
             #expect(format.stream.bitDepthLuma == expected.depth, "\(name): bit depth for \(pixelFormat)")
         } else {
@@ -44,8 +49,12 @@ enum OracleExpectations {
         }
         let ext = format.extensions
         #expect((stream["color_range"] == "pc") == ext.fullRangeVideo, "\(name): colour range")
-        check(stream["color_primaries"], table: primaries, ext.colorPrimaries.map { Int($0.rawValue) }, "\(name): primaries")
-        check(stream["color_transfer"], table: transfers, ext.transferFunction.map { Int($0.rawValue) }, "\(name): transfer")
+        check(
+            stream["color_primaries"], table: primaries, ext.colorPrimaries.map { Int($0.rawValue) },
+            "\(name): primaries")
+        check(
+            stream["color_transfer"], table: transfers, ext.transferFunction.map { Int($0.rawValue) },
+            "\(name): transfer")
         check(stream["color_space"], table: matrices, ext.yCbCrMatrix.map { Int($0.rawValue) }, "\(name): matrix")
         if let sar = stream["sample_aspect_ratio"], sar != "0:1", sar != "1:1" {
             let parts = sar.split(separator: ":").compactMap { Int($0) }

@@ -39,7 +39,9 @@ enum TestData {
     /// The rows of a tab-separated file with a header line, as dictionaries.
     static func tsv(_ url: URL) -> [[String: String]] {
         guard let text = try? String(contentsOf: url, encoding: .utf8) else { return [] }
-        let lines = text.split(separator: "\n").map { $0.split(separator: "\t", omittingEmptySubsequences: false).map(String.init) }
+        let lines = text.split(separator: "\n").map {
+            $0.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
+        }
         guard let header = lines.first else { return [] }
         return lines.dropFirst().map { Dictionary(uniqueKeysWithValues: zip(header, $0)) }
     }
@@ -82,7 +84,10 @@ struct StreamFile: Sendable, CustomTestStringConvertible, Hashable {
             let directory = root.appendingPathComponent(folder)
             let files = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
             for file in files.sorted() where file.hasSuffix(".h264") || file.hasSuffix(".h265") {
-                streams.append(StreamFile(name: "\(folder)/\(file)", url: directory.appendingPathComponent(file), codec: codec, isFixture: false))
+                streams.append(
+                    StreamFile(
+                        name: "\(folder)/\(file)", url: directory.appendingPathComponent(file), codec: codec,
+                        isFixture: false))
             }
         }
         return streams
