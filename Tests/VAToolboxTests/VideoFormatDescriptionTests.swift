@@ -4,10 +4,12 @@ import Testing
 
 @Suite struct VideoFormatDescriptionTests {
     /// The SPS and PPS of a fixture, as a VideoToolbox user would pull them out by hand.
-    static func parameterSets(_ name: String, types: Set<UInt8> = [7, 8]) throws -> [[UInt8]] {
+    static func parameterSets(_ name: String, hevc: Bool = false) throws -> [[UInt8]] {
         let stream = try #require(StreamFile.validFixtures.first { $0.name == name })
         var seen: [[UInt8]] = []
-        for unit in AnnexB.split(try stream.bytes()) where types.contains(unit.first! & 0x1F) {
+        let isParameterSet: (ArraySlice<UInt8>) -> Bool =
+            hevc ? { (32...34).contains(($0.first! >> 1) & 0x3F) } : { [7, 8].contains($0.first! & 0x1F) }
+        for unit in AnnexB.split(try stream.bytes()) where isParameterSet(unit) {
             if !seen.contains(Array(unit)) { seen.append(Array(unit)) }
         }
         return seen
@@ -99,6 +101,27 @@ import Testing
                 "truncated"))
         #expect(
             reason { _ = try VideoFormatDescription(h264ParameterSets: [sets[0], []]) }.contains("parameter set 1"))
+    }
+
+    @Test func hevcFromParameterSetsAndFromHvcC() throws {
+        let sets = try Self.parameterSets("hevc-main10.265", hevc: true)
+        #expect(sets.count == 3)
+        let format = try VideoFormatDescription(hevcParameterSets: sets)
+        #expect(format.codecType.fourCC == "hvc1")
+        #expect(format.stream.profileName == "Main 10" && format.stream.bitDepthLuma == 10)
+        #expect(format.dimensions == VideoDimensions(width: 320, height: 240))
+        let fromRecord = try VideoFormatDescription(hvcC: format.extensions.decoderConfigurationRecord)
+        #expect(fromRecord.isEqualIgnoringExtensions(format))
+        #expect(fromRecord.hevcSequenceParameterSet == format.hevcSequenceParameterSet)
+        #expect(throws: VTError.formatDescriptionInvalidParameter) {
+            try VideoFormatDescription(hevcParameterSets: Array(sets.dropFirst()))
+        }
+        #expect(throws: VTError.formatDescriptionInvalidParameter) {
+            try VideoFormatDescription(hevcParameterSets: Array(sets.dropLast()))
+        }
+        #expect(throws: VTError.formatDescriptionInvalidParameter) {
+            try VideoFormatDescription(h264ParameterSets: sets)
+        }
     }
 
     @Test func equalityIgnoringExtensions() throws {
