@@ -8,6 +8,7 @@
 #include <libavutil/frame.h>
 #include <libavutil/hwcontext.h>
 #include <libavutil/imgutils.h>
+#include <libavutil/md5.h>
 #include <libavutil/pixdesc.h>
 #include <libswscale/swscale.h>
 
@@ -25,3 +26,8 @@ static inline int64_t CFFmpeg_AV_NOPTS_VALUE(void) { return AV_NOPTS_VALUE; }
 static inline const char *CFFmpeg_av_err2str(int errnum, char *buffer, size_t size) {
     return av_make_error_string(buffer, size, errnum);
 }
+
+/// `frame->data[plane]`: Swift imports the fixed-size array as a tuple.
+static inline uint8_t *CFFmpeg_frame_data(const AVFrame *frame, int plane) { return frame->data[plane]; }
+/// `frame->linesize[plane]`.
+static inline int CFFmpeg_frame_linesize(const AVFrame *frame, int plane) { return frame->linesize[plane]; }

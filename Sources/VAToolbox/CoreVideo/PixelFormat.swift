@@ -1,0 +1,86 @@
+internal import CFFmpeg
+
+/// A pixel format, named by its CoreVideo FourCC (`OSType`, `kCVPixelFormatType_…`).
+///
+/// Apple's constants cover what VideoToolbox outputs; the decoder here also emits planar
+/// high-bit-depth formats CoreVideo has no constant for. Those get FourCCs of this library
+/// (documented on each constant) so that every format the decoder can produce has a name.
+public struct PixelFormat: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+    /// The FourCC packed big-endian, as CoreVideo stores it.
+    public let rawValue: UInt32
+    /// Wraps a packed FourCC.
+    public init(rawValue: UInt32) { self.rawValue = rawValue }
+    /// Creates a format from its four characters, for example `"420v"`.
+    public init(fourCC: StaticString) { self.rawValue = FourCC.pack(fourCC) }
+
+    /// `'y420'` (`kCVPixelFormatType_420YpCbCr8Planar`): I420, video range.
+    public static let yuv420Planar = PixelFormat(fourCC: "y420")
+    /// `'f420'` (`kCVPixelFormatType_420YpCbCr8PlanarFullRange`): I420, full range.
+    public static let yuv420PlanarFullRange = PixelFormat(fourCC: "f420")
+    /// `'420v'` (`kCVPixelFormatType_420YpCbCr8BiPlanarVideoRange`): NV12.
+    public static let nv12VideoRange = PixelFormat(fourCC: "420v")
+    /// `'420f'` (`kCVPixelFormatType_420YpCbCr8BiPlanarFullRange`): NV12, full range.
+    public static let nv12FullRange = PixelFormat(fourCC: "420f")
+    /// `'x420'` (`kCVPixelFormatType_420YpCbCr10BiPlanarVideoRange`): P010, 10 significant bits high.
+    public static let p010VideoRange = PixelFormat(fourCC: "x420")
+    /// `'xf20'` (`kCVPixelFormatType_420YpCbCr10BiPlanarFullRange`): P010, full range.
+    public static let p010FullRange = PixelFormat(fourCC: "xf20")
+    /// `'422v'` (`kCVPixelFormatType_422YpCbCr8BiPlanarVideoRange`): NV16.
+    public static let nv16VideoRange = PixelFormat(fourCC: "422v")
+    /// `'x422'` (`kCVPixelFormatType_422YpCbCr10BiPlanarVideoRange`): P210.
+    public static let p210VideoRange = PixelFormat(fourCC: "x422")
+    /// `'444v'` (`kCVPixelFormatType_444YpCbCr8BiPlanarVideoRange`): NV24.
+    public static let nv24VideoRange = PixelFormat(fourCC: "444v")
+    /// `'x444'` (`kCVPixelFormatType_444YpCbCr10BiPlanarVideoRange`): P410.
+    public static let p410VideoRange = PixelFormat(fourCC: "x444")
+    /// `'BGRA'` (`kCVPixelFormatType_32BGRA`): packed B, G, R, A bytes.
+    public static let bgra = PixelFormat(fourCC: "BGRA")
+
+    /// `'y422'` (VAToolbox; CoreVideo has none): planar 4:2:2, 8 bits (FFmpeg `yuv422p`).
+    public static let yuv422Planar = PixelFormat(fourCC: "y422")
+    /// `'y444'` (VAToolbox): planar 4:4:4, 8 bits (FFmpeg `yuv444p`).
+    public static let yuv444Planar = PixelFormat(fourCC: "y444")
+    /// `'Y800'` (VAToolbox): luma only, 8 bits (FFmpeg `gray`).
+    public static let gray8 = PixelFormat(fourCC: "Y800")
+    /// `'y0l0'` (VAToolbox): planar 4:2:0, 10 bits in the low bits of little-endian 16-bit words
+    /// (FFmpeg `yuv420p10le`), the native output of 10-bit H.264 and HEVC decoding.
+    public static let yuv420Planar10 = PixelFormat(fourCC: "y0l0")
+    /// `'y2l0'` (VAToolbox): planar 4:2:2, 10 bits low, little-endian (FFmpeg `yuv422p10le`).
+    public static let yuv422Planar10 = PixelFormat(fourCC: "y2l0")
+    /// `'y4l0'` (VAToolbox): planar 4:4:4, 10 bits low, little-endian (FFmpeg `yuv444p10le`).
+    public static let yuv444Planar10 = PixelFormat(fourCC: "y4l0")
+
+    /// The four characters, for example `"420v"`.
+    public var fourCC: String { FourCC.string(rawValue) }
+    /// `"'420v'"`.
+    public var description: String { "'\(fourCC)'" }
+
+    /// The FFmpeg pixel formats behind each FourCC, with the range the FourCC implies.
+    /// Full-range 8-bit planar output of libavcodec (`yuvj420p`) maps to `'f420'`.
+    static let ffmpegTable: [(format: PixelFormat, ffmpeg: AVPixelFormat, fullRange: Bool?)] = [
+        (.yuv420Planar, AV_PIX_FMT_YUV420P, false), (.yuv420PlanarFullRange, AV_PIX_FMT_YUVJ420P, true),
+        (.yuv420PlanarFullRange, AV_PIX_FMT_YUV420P, true), (.nv12VideoRange, AV_PIX_FMT_NV12, false),
+        (.nv12FullRange, AV_PIX_FMT_NV12, true), (.p010VideoRange, AV_PIX_FMT_P010LE, false),
+        (.p010FullRange, AV_PIX_FMT_P010LE, true), (.nv16VideoRange, AV_PIX_FMT_NV16, nil),
+        (.p210VideoRange, AV_PIX_FMT_P210LE, nil), (.nv24VideoRange, AV_PIX_FMT_NV24, nil),
+        (.p410VideoRange, AV_PIX_FMT_P410LE, nil), (.bgra, AV_PIX_FMT_BGRA, nil),
+        (.yuv422Planar, AV_PIX_FMT_YUV422P, nil), (.yuv422Planar, AV_PIX_FMT_YUVJ422P, nil),
+        (.yuv444Planar, AV_PIX_FMT_YUV444P, nil), (.yuv444Planar, AV_PIX_FMT_YUVJ444P, nil),
+        (.gray8, AV_PIX_FMT_GRAY8, nil), (.yuv420Planar10, AV_PIX_FMT_YUV420P10LE, nil),
+        (.yuv422Planar10, AV_PIX_FMT_YUV422P10LE, nil), (.yuv444Planar10, AV_PIX_FMT_YUV444P10LE, nil),
+    ]
+
+    /// The format of a decoded FFmpeg frame, or nil for one this library has no name for.
+    static func from(ffmpeg: AVPixelFormat, fullRange: Bool) -> PixelFormat? {
+        ffmpegTable.first { $0.ffmpeg == ffmpeg && ($0.fullRange == nil || $0.fullRange == fullRange) }?.format
+    }
+
+    /// The FFmpeg pixel format that holds this format's samples.
+    var ffmpeg: AVPixelFormat? { Self.ffmpegTable.first { $0.format == self }?.ffmpeg }
+
+    /// The FFmpeg name, for example `"yuv420p"`, as `ffmpeg -pix_fmt` takes it.
+    public var ffmpegName: String? {
+        guard let format = ffmpeg, let name = av_get_pix_fmt_name(format) else { return nil }
+        return String(cString: name)
+    }
+}

@@ -1,0 +1,59 @@
+/// How to decode one frame — `VTDecodeFrameFlags`.
+public struct DecodeFrameFlags: OptionSet, Sendable, Hashable {
+    /// The bit mask, with Apple's bit values.
+    public let rawValue: UInt32
+    /// Creates flags from a bit mask.
+    public init(rawValue: UInt32) { self.rawValue = rawValue }
+
+    /// `kVTDecodeFrame_EnableAsynchronousDecompression`: return at once and decode on the
+    /// session's own thread.
+    public static let enableAsynchronousDecompression = Self(rawValue: 1 << 0)
+    /// `kVTDecodeFrame_DoNotOutputFrame`: decode (other frames may need it) but hand out no
+    /// image; the output handler is called with ``DecodeInfoFlags/frameDropped``.
+    public static let doNotOutputFrame = Self(rawValue: 1 << 1)
+    /// `kVTDecodeFrame_1xRealTimePlayback`: a hint that frames are decoded for playback at normal
+    /// speed. Accepted; the session decodes as fast as it can either way.
+    public static let oneTimesRealTimePlayback = Self(rawValue: 1 << 2)
+    /// `kVTDecodeFrame_EnableTemporalProcessing`: allow frames to be delayed so that they come out
+    /// in presentation order. This session always outputs in presentation order (see
+    /// ``DecompressionSession``), so the flag is accepted and changes nothing.
+    public static let enableTemporalProcessing = Self(rawValue: 1 << 3)
+}
+
+/// What happened to a frame — `VTDecodeInfoFlags`.
+public struct DecodeInfoFlags: OptionSet, Sendable, Hashable {
+    /// The bit mask, with Apple's bit values.
+    public let rawValue: UInt32
+    /// Creates flags from a bit mask.
+    public init(rawValue: UInt32) { self.rawValue = rawValue }
+
+    /// `kVTDecodeInfo_Asynchronous`: the frame is being decoded asynchronously.
+    public static let asynchronous = Self(rawValue: 1 << 0)
+    /// `kVTDecodeInfo_FrameDropped`: no image comes for this frame (not output on request,
+    /// lost to damage, or dropped by ``DecompressionSession/invalidate()``).
+    public static let frameDropped = Self(rawValue: 1 << 1)
+    /// `kVTDecodeInfo_ImageBufferModifiable`: the image may be written to without a copy.
+    public static let imageBufferModifiable = Self(rawValue: 1 << 2)
+}
+
+/// One call of the output handler: the result for one submitted frame.
+///
+/// The fields are those of `VTDecompressionOutputCallback`: status, info flags, image buffer,
+/// presentation time stamp and duration, plus the frame's refcon.
+public struct DecompressionOutput: Sendable {
+    /// Nil when the frame decoded cleanly (`noErr`); otherwise why it did not: for example
+    /// ``VTError/videoDecoderBadData`` for damaged data, ``VTError/videoDecoderReferenceMissing``
+    /// when it needs a picture the decoder does not have. A damaged picture that the decoder
+    /// concealed still comes with its ``imageBuffer``; check the status first.
+    public let status: VTError?
+    /// What happened to the frame.
+    public let infoFlags: DecodeInfoFlags
+    /// The decoded picture, nil when the frame was dropped or failed.
+    public let imageBuffer: PixelBuffer?
+    /// The presentation time stamp of the sample the picture came from.
+    public let presentationTimeStamp: MediaTime
+    /// The duration of that sample.
+    public let presentationDuration: MediaTime
+    /// The value passed as `frameRefcon` with the sample (`sourceFrameRefCon`).
+    public let frameRefcon: (any Sendable)?
+}

@@ -1,0 +1,48 @@
+/// Which decoder a session uses and how it runs — the `decoderSpecification` dictionary of
+/// `VTDecompressionSessionCreate` plus the session properties that tune the decoder.
+public struct DecoderSpecification: Sendable, Hashable {
+    /// Whether to decode on the GPU.
+    public enum HardwareAcceleration: Sendable, Hashable {
+        /// Use the GPU when one can decode the stream, the CPU otherwise (the default;
+        /// `kVTVideoDecoderSpecification_EnableHardwareAcceleratedVideoDecoder`).
+        case preferred
+        /// Use the GPU or fail with ``VTError/couldNotFindVideoDecoder``
+        /// (`kVTVideoDecoderSpecification_RequireHardwareAcceleratedVideoDecoder`).
+        case required
+        /// Decode on the CPU.
+        case disabled
+    }
+
+    /// Whether to decode on the GPU.
+    public var hardwareAcceleration: HardwareAcceleration
+    /// The DRM render node to use (for example `/dev/dri/renderD129`); nil picks one.
+    public var renderNodePath: String?
+    /// Decoding threads for the software decoder (`kVTDecompressionPropertyKey_ThreadCount`);
+    /// 0, the default, uses one per core.
+    public var threadCount: Int
+    /// Low-latency decoding (`kVTDecompressionPropertyKey_RealTime`): slice threads instead of
+    /// frame threads, so no frame waits for other threads. Output order is unchanged.
+    public var realTime: Bool
+
+    /// Creates a specification.
+    public init(
+        hardwareAcceleration: HardwareAcceleration = .preferred, renderNodePath: String? = nil, threadCount: Int = 0,
+        realTime: Bool = false
+    ) {
+        self.hardwareAcceleration = hardwareAcceleration
+        self.renderNodePath = renderNodePath
+        self.threadCount = threadCount
+        self.realTime = realTime
+    }
+}
+
+/// What the output images should look like — `destinationImageBufferAttributes`.
+public struct ImageBufferAttributes: Sendable, Hashable {
+    /// `kCVPixelBufferPixelFormatTypeKey`; nil keeps the decoder's native format (no copy).
+    public var pixelFormat: PixelFormat?
+
+    /// Creates attributes.
+    public init(pixelFormat: PixelFormat? = nil) {
+        self.pixelFormat = pixelFormat
+    }
+}

@@ -1,0 +1,386 @@
+import Dispatch
+import Synchronization
+
+/// Decodes compressed frames into pixel buffers — `VTDecompressionSession`.
+///
+/// ```swift
+/// let session = try DecompressionSession(formatDescription: format) { output in
+///     guard output.status == nil, let image = output.imageBuffer else { return }
+///     show(image, at: output.presentationTimeStamp)
+/// }
+/// for sample in samples {
+///     try session.decodeFrame(sample, flags: [.enableAsynchronousDecompression])
+/// }
+/// try session.finishDelayedFrames()
+/// try session.waitForAsynchronousFrames()
+/// session.invalidate()
+/// ```
+///
+/// ## Semantics
+/// - **One call per frame.** The output handler runs exactly once for every frame that
+///   ``decodeFrame(_:flags:frameRefcon:)`` accepted: with a picture, with an error status, or
+///   with ``DecodeInfoFlags/frameDropped``. It runs serially (never concurrently with itself), on
+///   the session's own queue, and never after ``invalidate()`` returns. A call that throws did not
+///   accept its frame, and no output comes for it.
+/// - **Presentation order, always.** Frames come out in presentation order (B-frames reordered),
+///   each with the time stamps, duration and refcon of its own sample. VideoToolbox emits in
+///   decode order unless ``DecodeFrameFlags/enableTemporalProcessing`` is set; this session
+///   always reorders, deliberately: code written for decode order sorts anyway, and code written
+///   for presentation order then works without the flag.
+/// - **Synchronous** decoding returns after every frame that can be output has been handed to the
+///   handler; frames held back for reordering come with later calls or with
+///   ``finishDelayedFrames()``. **Asynchronous** decoding returns at once; at most
+///   ``maximumFramesInFlight`` frames wait for the decoder, and a call beyond that blocks.
+/// - **Damage** gives ``VTError/videoDecoderBadData`` (or ``VTError/videoDecoderReferenceMissing``)
+///   for the frames it touches; decoding goes on and is clean again from the next sync sample.
+/// - **Software only, for now.** The VA-API path comes with the hardware work;
+///   ``DecoderSpecification/HardwareAcceleration/required`` fails with
+///   ``VTError/couldNotFindVideoDecoder`` until then.
+///
+/// Thread safety: every method may be called from any thread, also from inside the output handler.
+public final class DecompressionSession: Sendable {
+    /// The output handler's type.
+    public typealias OutputHandler = @Sendable (DecompressionOutput) -> Void
+
+    /// The format description of the stream being decoded (it changes when a new one is accepted).
+    public var formatDescription: VideoFormatDescription { state.withLock { $0.formatDescription } }
+    /// Whether the GPU decodes (`kVTDecompressionPropertyKey_UsingHardwareAcceleratedVideoDecoder`).
+    public var usingHardwareAcceleratedVideoDecoder: Bool { false }
+    /// Why the GPU is not used, when it is not.
+    public var hardwareUnavailableReason: String? {
+        "the VA-API decoder is not part of VAToolbox yet; decoding on the CPU with libavcodec"
+    }
+    /// The pixel format the decoder produces for this stream, which the session hands out without
+    /// copying (`kVTDecompressionPropertyKey_…` has no equivalent; CoreVideo's is the decoder's choice).
+    public let nativePixelFormat: PixelFormat
+    /// The decoder's settings.
+    public let decoderSpecification: DecoderSpecification
+    /// The most asynchronous frames waiting for the decoder before ``decodeFrame(_:flags:frameRefcon:)``
+    /// blocks (default 8; at least 1). Set it before decoding.
+    public var maximumFramesInFlight: Int {
+        get { inFlightLimit.load(ordering: .relaxed) }
+        set { inFlightLimit.store(max(1, newValue), ordering: .relaxed) }
+    }
+    /// Frames accepted but not yet handed to the output handler (decoding, or held for reordering).
+    public var framesInFlight: Int { state.withLock { $0.pending.count } }
+
+    private let outputHandler: OutputHandler
+    private let queue: DispatchQueue
+    private let onQueue = DispatchSpecificKey<Bool>()
+    private let inFlightLimit = Atomic<Int>(8)
+    private let inFlight = Atomic<Int>(0)
+    private let state: Mutex<State>
+    /// The decoder, touched only on `queue`.
+    private let decoder: DecoderBox
+
+    /// Creates a session — `VTDecompressionSessionCreate`.
+    ///
+    /// - Parameters:
+    ///   - formatDescription: The stream's description.
+    ///   - decoderSpecification: GPU or CPU, threads, real-time mode.
+    ///   - imageBufferAttributes: The output format; nil keeps the decoder's native format.
+    ///   - outputHandler: Called once per decoded frame (see ``DecompressionSession``).
+    /// - Throws: ``VTError/couldNotFindVideoDecoder`` when hardware is required (not available
+    ///   yet) or the codec is unknown; ``VTError/pixelTransferNotSupported`` when the requested
+    ///   pixel format differs from the native one (conversion is not there yet);
+    ///   ``VTError/couldNotCreateInstance`` when libavcodec refuses the stream.
+    public init(
+        formatDescription: VideoFormatDescription, decoderSpecification: DecoderSpecification = DecoderSpecification(),
+        imageBufferAttributes: ImageBufferAttributes? = nil, outputHandler: @escaping OutputHandler
+    ) throws(VTError) {
+        guard formatDescription.codecType == .h264 || formatDescription.codecType == .hevc else {
+            throw VTError.couldNotFindVideoDecoder.with(
+                "no decoder for codec \(formatDescription.codecType); VAToolbox decodes H.264 and HEVC")
+        }
+        if decoderSpecification.hardwareAcceleration == .required {
+            throw VTError.couldNotFindVideoDecoder.with(
+                "hardware decoding was required, but VAToolbox has no VA-API decoder yet",
+                hint: "use .preferred or .disabled to decode on the CPU")
+        }
+        let native = Self.nativePixelFormat(for: formatDescription)
+        if let requested = imageBufferAttributes?.pixelFormat, requested != native {
+            throw VTError.pixelTransferNotSupported.with(
+                "the decoder outputs \(native) for this stream; conversion to \(requested) is not implemented yet",
+                hint: "pass nil attributes to get the native format")
+        }
+        nativePixelFormat = native
+        self.decoderSpecification = decoderSpecification
+        self.outputHandler = outputHandler
+        let software = try SoftwareDecoder(
+            formatDescription: formatDescription,
+            configuration: .init(threadCount: decoderSpecification.threadCount, realTime: decoderSpecification.realTime)
+        )
+        decoder = DecoderBox(software)
+        state = Mutex(State(formatDescription: formatDescription))
+        queue = DispatchQueue(label: "VAToolbox.DecompressionSession")
+        queue.setSpecific(key: onQueue, value: true)
+    }
+
+    deinit {
+        invalidate()
+    }
+
+    /// Decodes one frame — `VTDecompressionSessionDecodeFrame`.
+    ///
+    /// A sample whose format description differs from the session's is accepted when
+    /// ``canAcceptFormatDescription(_:)`` says so: its parameter sets are then sent to the decoder
+    /// in band, ahead of the sample.
+    ///
+    /// - Parameters:
+    ///   - sample: One access unit, length-prefixed.
+    ///   - flags: Asynchronous decoding, do-not-output, and hints.
+    ///   - frameRefcon: A value handed back with this frame's output.
+    /// - Returns: ``DecodeInfoFlags/asynchronous`` when the frame is decoded asynchronously.
+    /// - Throws: ``VTError/invalidSession`` after ``invalidate()``;
+    ///   ``VTError/formatDescriptionChangeNotSupported`` for a format the session cannot take.
+    @discardableResult
+    public func decodeFrame(
+        _ sample: SampleBuffer, flags: DecodeFrameFlags = [], frameRefcon: (any Sendable)? = nil
+    ) throws(VTError) -> DecodeInfoFlags {
+        let isAsynchronous =
+            flags.contains(.enableAsynchronousDecompression) && DispatchQueue.getSpecific(key: onQueue) == nil
+        let job: Job = try state.withLock { (state: inout State) throws(VTError) -> Job in
+            guard !state.isInvalidated else {
+                throw VTError.invalidSession.with("decodeFrame was called after invalidate()")
+            }
+            var parameterSets: [[UInt8]] = []
+            if !sample.formatDescription.isEqualIgnoringExtensions(state.formatDescription) {
+                guard Self.canAccept(sample.formatDescription, after: state.formatDescription) else {
+                    throw VTError.formatDescriptionChangeNotSupported.with(
+                        "the sample's format (\(sample.formatDescription)) cannot follow \(state.formatDescription) in this session",
+                        hint: "create a new session for it")
+                }
+                // Send the decoder the sets that changed, unless the sample carries them itself.
+                let previous = Set(state.formatDescription.parameterSets)
+                let inBand = Set(sample.nalUnits.filter(\.isParameterSet).map { Array($0.bytes) })
+                parameterSets = sample.formatDescription.parameterSets.filter {
+                    !previous.contains($0) && !inBand.contains($0)
+                }
+                state.formatDescription = sample.formatDescription
+            }
+            let token = state.nextToken
+            state.nextToken += 1
+            state.pending[token] = Pending(timing: sample.timing, flags: flags, refcon: frameRefcon)
+            return Job(
+                token: token, sample: sample, parameterSets: parameterSets, flags: flags, isAsynchronous: isAsynchronous
+            )
+        }
+        if isAsynchronous {
+            while inFlight.add(1, ordering: .acquiringAndReleasing).newValue > maximumFramesInFlight {
+                inFlight.subtract(1, ordering: .acquiringAndReleasing)
+                queue.sync {}  // wait for the queue to make room
+            }
+            queue.async {
+                self.run(job)
+                self.inFlight.subtract(1, ordering: .acquiringAndReleasing)
+            }
+            return .asynchronous
+        }
+        onQueueSync { run(job) }
+        return []
+    }
+
+    /// Whether the session can go on decoding samples of `newFormat` —
+    /// `VTDecompressionSessionCanAcceptFormatDescription`.
+    ///
+    /// True for the same codec and NAL unit length size: the decoder reconfigures from the new
+    /// parameter sets, which the session sends in band ahead of the next sample (resolution,
+    /// profile and bit-depth changes included). False for another codec or length size: create a
+    /// new session.
+    public func canAcceptFormatDescription(_ newFormat: VideoFormatDescription) -> Bool {
+        state.withLock { !$0.isInvalidated && Self.canAccept(newFormat, after: $0.formatDescription) }
+    }
+
+    /// Waits until every asynchronous frame has been decoded and handed out, except those held
+    /// for reordering — `VTDecompressionSessionWaitForAsynchronousFrames`.
+    ///
+    /// - Throws: ``VTError/invalidSession`` after ``invalidate()``.
+    public func waitForAsynchronousFrames() throws(VTError) {
+        try checkValid()
+        onQueueSync {}
+    }
+
+    /// Hands out every frame the decoder holds back for reordering —
+    /// `VTDecompressionSessionFinishDelayedFrames` — and waits for them.
+    ///
+    /// Afterwards the decoder starts afresh: it keeps no reference pictures, so decoding continues
+    /// at the next sync sample. Non-sync samples decoded before it come back with
+    /// ``VTError/videoDecoderReferenceMissing`` and ``DecodeInfoFlags/frameDropped``. Call it at
+    /// the end of a stream, or before a seek.
+    ///
+    /// - Throws: ``VTError/invalidSession`` after ``invalidate()``.
+    public func finishDelayedFrames() throws(VTError) {
+        try checkValid()
+        onQueueSync {
+            guard let software = decoder.softwareIfAlive else { return }
+            deliver(software.drain(), lostAfterDrain: true)
+            state.withLock { $0.needsSync = true }
+        }
+    }
+
+    /// Ends the session — `VTDecompressionSessionInvalidate`.
+    ///
+    /// Frames still waiting are handed to the output handler as ``DecodeInfoFlags/frameDropped``
+    /// with status ``VTError/invalidSession`` before this returns; after it returns the handler is
+    /// never called again, and every method throws ``VTError/invalidSession``. Calling it again
+    /// does nothing.
+    public func invalidate() {
+        let wasValid = state.withLock { state -> Bool in
+            defer { state.isInvalidated = true }
+            return !state.isInvalidated
+        }
+        guard wasValid else { return }
+        onQueueSync {
+            let remaining = state.withLock { state -> [Pending] in
+                defer { state.pending.removeAll() }
+                return state.pending.sorted { $0.key < $1.key }.map(\.value)
+            }
+            for pending in remaining {
+                outputHandler(
+                    pending.output(status: VTError.invalidSession.with("the session was invalidated"), image: nil))
+            }
+            decoder.release()
+        }
+    }
+
+    // MARK: - Decoding on the queue
+
+    private func run(_ job: Job) {
+        let isInvalidated = state.withLock { $0.isInvalidated }
+        guard !isInvalidated else { return }  // invalidate() reports the frame
+        guard let software = decoder.softwareIfAlive else { return }
+        let skip = state.withLock { state -> Bool in
+            if job.sample.isSync { state.needsSync = false }
+            return state.needsSync
+        }
+        if skip {
+            finish(
+                job.token,
+                status: VTError.videoDecoderReferenceMissing.with("decoding restarts at the next sync sample"),
+                image: nil)
+            return
+        }
+        var data = job.sample.data
+        if !job.parameterSets.isEmpty {
+            software.adopt(job.sample.formatDescription)
+            let lengthSize = job.sample.formatDescription.nalUnitHeaderLength
+            data = ((try? AVCC.join(job.parameterSets, lengthSize: lengthSize)) ?? []) + data
+        }
+        do {
+            let pictures = try software.send(data, token: job.token)
+            deliver(pictures, lostAfterDrain: false)
+        } catch {
+            finish(job.token, status: error, image: nil)
+        }
+    }
+
+    /// Hands decoded pictures to the output handler; after a drain, reports the frames the
+    /// decoder produced no picture for.
+    ///
+    /// A frame without a picture is only known at a drain: libavcodec may hold a picture back for
+    /// as long as the stream's references keep it out of output order (long-term references do),
+    /// so no amount of waiting during decoding proves a picture lost.
+    private func deliver(_ pictures: [DecodedPicture], lostAfterDrain: Bool) {
+        for picture in pictures {
+            finish(picture.token, status: picture.damage, image: picture.pixelBuffer)
+        }
+        guard lostAfterDrain else { return }
+        let lost = state.withLock { $0.pending.keys.sorted() }
+        for token in lost {
+            finish(
+                token, status: VTError.videoDecoderBadData.with("the decoder produced no picture for this frame"),
+                image: nil)
+        }
+    }
+
+    /// Calls the output handler for one frame and forgets it.
+    private func finish(_ token: Int64, status: VTError?, image: PixelBuffer?) {
+        guard let pending = state.withLock({ $0.pending.removeValue(forKey: token) }) else { return }
+        let output = pending.flags.contains(.doNotOutputFrame) || image == nil ? nil : image
+        outputHandler(pending.output(status: status, image: output))
+    }
+
+    private func checkValid() throws(VTError) {
+        if state.withLock({ $0.isInvalidated }) {
+            throw VTError.invalidSession.with("the session was invalidated")
+        }
+    }
+
+    /// Runs `body` on the queue and waits, or runs it at once when already on the queue (a call
+    /// from inside the output handler).
+    private func onQueueSync(_ body: () -> Void) {
+        if DispatchQueue.getSpecific(key: onQueue) == true {
+            body()
+        } else {
+            queue.sync(execute: body)
+        }
+    }
+
+    private static func canAccept(_ newFormat: VideoFormatDescription, after current: VideoFormatDescription) -> Bool {
+        newFormat.codecType == current.codecType && newFormat.nalUnitHeaderLength == current.nalUnitHeaderLength
+    }
+
+    /// The pixel format libavcodec decodes a stream to, from its chroma format, bit depth and range.
+    static func nativePixelFormat(for format: VideoFormatDescription) -> PixelFormat {
+        let stream = format.stream
+        let chroma = format.codecType == .h264 && stream.chromaFormatIdc == 0 ? 1 : stream.chromaFormatIdc
+        switch (chroma, stream.bitDepthLuma > 8) {
+        case (0, false): return .gray8
+        case (1, false): return format.extensions.fullRangeVideo ? .yuv420PlanarFullRange : .yuv420Planar
+        case (2, false): return .yuv422Planar
+        case (3, false): return .yuv444Planar
+        case (2, true): return .yuv422Planar10
+        case (3, true): return .yuv444Planar10
+        default: return .yuv420Planar10
+        }
+    }
+}
+
+extension DecompressionSession {
+    /// A frame accepted and not yet handed out.
+    struct Pending: Sendable {
+        let timing: SampleTimingInfo
+        let flags: DecodeFrameFlags
+        let refcon: (any Sendable)?
+
+        func output(status: VTError?, image: PixelBuffer?) -> DecompressionOutput {
+            var info: DecodeInfoFlags = flags.contains(.enableAsynchronousDecompression) ? .asynchronous : []
+            if image == nil { info.insert(.frameDropped) }
+            return DecompressionOutput(
+                status: status, infoFlags: info, imageBuffer: image,
+                presentationTimeStamp: timing.presentationTimeStamp,
+                presentationDuration: timing.duration, frameRefcon: refcon)
+        }
+    }
+
+    /// What the lock protects.
+    struct State: Sendable {
+        var formatDescription: VideoFormatDescription
+        var isInvalidated = false
+        var nextToken: Int64 = 0
+        var pending: [Int64: Pending] = [:]
+        /// After a drain the decoder has no references: skip to the next sync sample.
+        var needsSync = false
+    }
+
+    /// One frame's work for the queue.
+    struct Job: Sendable {
+        let token: Int64
+        let sample: SampleBuffer
+        let parameterSets: [[UInt8]]
+        let flags: DecodeFrameFlags
+        let isAsynchronous: Bool
+    }
+
+    /// Holds the decoder for the queue.
+    ///
+    /// Unchecked `Sendable`: the decoder is used only on the session's serial queue (every use is
+    /// inside `run`, `finishDelayedFrames` or `invalidate`, all on that queue), so it is never
+    /// touched by two threads at once; the box only carries it there.
+    final class DecoderBox: @unchecked Sendable {
+        private var decoder: SoftwareDecoder?
+        init(_ decoder: SoftwareDecoder) { self.decoder = decoder }
+        var softwareIfAlive: SoftwareDecoder? { decoder }
+        func release() { decoder = nil }
+    }
+}

@@ -1,0 +1,139 @@
+import Foundation
+import Synchronization
+import Testing
+
+@testable import VAToolbox
+
+/// Decoded output compared frame by frame, bit for bit, with what the `ffmpeg` CLI decodes
+/// (fixtures' `.framemd5`) and with the conformance suites' expected checksums.
+@Suite struct DecompressionSessionOracleTests {
+    /// Collects the outputs of a session.
+    final class Outputs: Sendable {
+        let list = Mutex<[DecompressionOutput]>([])
+        func append(_ output: DecompressionOutput) { list.withLock { $0.append(output) } }
+        var all: [DecompressionOutput] { list.withLock { $0 } }
+    }
+
+    /// Decodes a raw stream synchronously through one session, following format changes.
+    static func decode(_ stream: StreamFile, threads: Int = 2) throws -> [DecompressionOutput] {
+        let samples = ElementaryStreamParser.samples(in: try stream.bytes(), codec: stream.codec)
+        let first = try #require(samples.first, "\(stream.name): no sample")
+        let outputs = Outputs()
+        let session = try DecompressionSession(
+            formatDescription: first.formatDescription, decoderSpecification: .init(threadCount: threads),
+            outputHandler: outputs.append)
+        for sample in samples { try session.decodeFrame(sample) }
+        try session.finishDelayedFrames()
+        session.invalidate()
+        let all = outputs.all
+        #expect(all.count == samples.count, "\(stream.name): one output per sample")
+        return all
+    }
+
+    static let framemd5Fixtures = StreamFile.validFixtures
+
+    @Test(arguments: framemd5Fixtures)
+    func everyFrameMatchesFFmpegFramemd5(stream: StreamFile) throws {
+        let oracle = try FrameMD5Oracle(contentsOf: URL(fileURLWithPath: stream.url.path + ".framemd5"))
+        let outputs = try Self.decode(stream)
+        let images = outputs.compactMap(\.imageBuffer)
+        #expect(outputs.allSatisfy { $0.status == nil }, "\(stream.name): clean stream, clean statuses")
+        #expect(images.count == oracle.frames.count, "\(stream.name): frame count")
+        for (index, (image, expected)) in zip(images, oracle.frames).enumerated() {
+            #expect(image.rawVideoByteCount == expected.size, "\(stream.name) frame \(index): size")
+            #expect(image.md5 == expected.md5, "\(stream.name) frame \(index)")
+            #expect(image.copiedByteCount == 0, "zero copy")
+        }
+    }
+
+    /// The JVT conformance vectors present: the MD5 of the whole output, every frame in output
+    /// order, in the vector's output format, equals the suite's expected MD5.
+    static let vectors: [(stream: StreamFile, md5: String, format: String, ffmpegMatches: Bool)] = {
+        guard let root = TestData.conformance else { return [] }
+        return TestData.tsv(root.appendingPathComponent("vectors.tsv")).compactMap { row in
+            guard let name = row["name"], let file = row["file"], let md5 = row["expected_md5"],
+                let format = row["output_format"]
+            else { return nil }
+            return (
+                StreamFile(name: name, url: root.appendingPathComponent(file), codec: .h264, isFixture: false), md5,
+                format, row["ffmpeg_cli_matches"] == "yes"
+            )
+        }
+    }()
+
+    @Test(.enabled(if: TestData.hasConformance), arguments: vectors.map(\.stream.name))
+    func conformanceVectorReproducesItsExpectedMD5(name: String) throws {
+        // (76 vectors; each decodes through its own session with 2 threads.)
+        let vector = try #require(Self.vectors.first { $0.stream.name == name })
+        let outputs = try Self.decode(vector.stream)
+        var digest = MD5()
+        for image in outputs.compactMap(\.imageBuffer) {
+            #expect(
+                image.pixelFormat.ffmpegName == vector.format
+                    || (vector.format == "yuv420p" && image.pixelFormat == .yuv420PlanarFullRange))
+            image.appendSamples(to: &digest)
+        }
+        let md5 = digest.finish()
+        if vector.ffmpegMatches {
+            #expect(md5 == vector.md5, "\(name)")
+        } else {
+            // alphaconformanceG: the suite's input is alphaconformanceG.264 (primary pictures plus
+            // alpha auxiliary pictures); the file shared under its name, test8b43.264, has no
+            // auxiliary (type 19) or SPS extension NAL units, so the suite's MD5 is not of this
+            // file. What must hold instead: the output equals the ffmpeg CLI's for the same file.
+            let ffmpeg = try Self.ffmpegRawVideoMD5(vector.stream, format: vector.format)
+            #expect(md5 != vector.md5)
+            #expect(md5 == ffmpeg, "\(name) vs ffmpeg CLI")
+        }
+    }
+
+    /// `ffmpeg -i FILE -fps_mode passthrough -pix_fmt FORMAT -f rawvideo - | md5`, run now.
+    static func ffmpegRawVideoMD5(_ stream: StreamFile, format: String) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
+        process.arguments = [
+            "-v", "error", "-i", stream.url.path, "-fps_mode", "passthrough", "-pix_fmt", format, "-f", "md5", "-",
+        ]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return output.trimmingCharacters(in: .whitespacesAndNewlines).replacingOccurrences(of: "MD5=", with: "")
+    }
+
+    /// cros-codecs streams: one MD5 per output frame of the NV12 picture (`X.md5`).
+    static let crosStreams = StreamFile.conformance.filter { $0.name.hasPrefix("cros-codecs") }
+
+    @Test(.enabled(if: TestData.hasConformance), arguments: crosStreams)
+    func crosCodecsFramesMatchTheirNV12Checksums(stream: StreamFile) throws {
+        let expected = try String(contentsOf: URL(fileURLWithPath: stream.url.path + ".md5"), encoding: .utf8)
+            .split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        let images = try Self.decode(stream).compactMap(\.imageBuffer)
+        #expect(images.count == expected.count, "\(stream.name): frame count")
+        for (index, (image, md5)) in zip(images, expected).enumerated() {
+            #expect(Self.nv12MD5(image) == md5, "\(stream.name) frame \(index)")
+        }
+    }
+
+    /// The MD5 of a planar 4:2:0 picture laid out as NV12 (Y plane, then Cb/Cr interleaved):
+    /// the test's own interleaving, to compare with checksums of NV12 output.
+    static func nv12MD5(_ image: PixelBuffer) -> String {
+        var digest = MD5()
+        image.withLockedPlanes { planes in
+            guard planes.count == 3 else { return }
+            for row in 0..<planes[0].height { digest.update(planes[0].row(row)) }
+            for row in 0..<planes[1].height {
+                let u = planes[1].row(row)
+                let v = planes[2].row(row)
+                var interleaved = [UInt8](repeating: 0, count: u.count * 2)
+                for index in 0..<u.count {
+                    interleaved[2 * index] = u[index]
+                    interleaved[2 * index + 1] = v[index]
+                }
+                interleaved.withUnsafeBytes { digest.update($0) }
+            }
+        }
+        return digest.finish()
+    }
+}
