@@ -38,6 +38,9 @@ import Synchronization
 ///   ``VTError/couldNotFindVideoDecoder`` until then.
 ///
 /// Thread safety: every method may be called from any thread, also from inside the output handler.
+/// A call from inside the handler runs at once on the session's queue: `finishDelayedFrames()` or
+/// `invalidate()` called there hands out the remaining frames through nested handler calls before
+/// it returns (the only way to keep "no output after `invalidate()` returns").
 public final class DecompressionSession: Sendable {
     /// The output handler's type.
     public typealias OutputHandler = @Sendable (DecompressionOutput) -> Void
@@ -150,12 +153,10 @@ public final class DecompressionSession: Sendable {
                         "the sample's format (\(sample.formatDescription)) cannot follow \(state.formatDescription) in this session",
                         hint: "create a new session for it")
                 }
-                // Send the decoder the sets that changed, unless the sample carries them itself.
-                let previous = Set(state.formatDescription.parameterSets)
+                // Send the decoder all of the new description's sets (an unchanged PPS must be
+                // re-read against a new SPS), except those the sample carries itself.
                 let inBand = Set(sample.nalUnits.filter(\.isParameterSet).map { Array($0.bytes) })
-                parameterSets = sample.formatDescription.parameterSets.filter {
-                    !previous.contains($0) && !inBand.contains($0)
-                }
+                parameterSets = sample.formatDescription.parameterSets.filter { !inBand.contains($0) }
                 state.formatDescription = sample.formatDescription
             }
             let token = state.nextToken
