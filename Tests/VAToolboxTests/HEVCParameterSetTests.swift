@@ -635,7 +635,7 @@ struct HEVCHostileInputTests {
     func seededMutations() throws {
         let seeds = try Self.seeds()
         try #require(!seeds.isEmpty)
-        var generator = HEVCSplitMix64(seed: 0x4845_5643)
+        var generator = SeededGenerator(seed: 0x4845_5643)
         var accepted = 0
         for round in 0..<3000 {
             let seed = seeds[Int(generator.next() % UInt64(seeds.count))]
@@ -674,7 +674,7 @@ struct HEVCHostileInputTests {
 
     @Test("Mutated slice segment headers throw VTError or parse, never trap")
     func mutatedSliceHeaders() throws {
-        var generator = HEVCSplitMix64(seed: 0x534C_4943)
+        var generator = SeededGenerator(seed: 0x534C_4943)
         for stream in HEVCTestStream.all {
             let units = try stream.nalUnits()
             let spsList = try units.filter { $0.hevcType == .sequenceParameterSet }.map {
@@ -981,20 +981,5 @@ private struct HEVCBitWriter {
         return stride(from: 0, to: all.count, by: 8).map { start in
             all[start..<start + 8].reduce(0) { $0 << 1 | ($1 ? 1 : 0) }
         }
-    }
-}
-
-/// SplitMix64: a tiny seeded generator so the mutation tests repeat exactly.
-private struct HEVCSplitMix64 {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
