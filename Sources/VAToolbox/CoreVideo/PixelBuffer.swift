@@ -108,11 +108,6 @@ public final class PixelBuffer: Sendable, CustomStringConvertible {
     /// `"PixelBuffer 320x240 'y420'"`.
     public var description: String { "PixelBuffer \(width)x\(height) \(pixelFormat)" }
 
-    /// Runs `body` with the underlying frame, for the library's own readers (conversion, export).
-    func withFrame<Result>(_ body: (UnsafePointer<AVFrame>) throws -> Result) rethrows -> Result {
-        try frame.withLock { try body(UnsafePointer($0.pointer)) }
-    }
-
     private static func planes(of frame: UnsafeMutablePointer<AVFrame>) -> [Plane] {
         let format = frame.pointee.format.pixelFormat
         guard let descriptor = av_pix_fmt_desc_get(format) else { return [] }

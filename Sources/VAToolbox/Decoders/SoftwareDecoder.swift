@@ -29,8 +29,6 @@ final class SoftwareDecoder {
 
     /// The description whose stream this decoder is set up for.
     private(set) var formatDescription: VideoFormatDescription
-    /// The native pixel format of the output, known once the first picture is decoded.
-    private(set) var nativePixelFormat: PixelFormat?
     /// How many pictures frame threading may hold back beyond the stream's reorder depth.
     var threadDelay: Int { Int(max(0, context.pointee.thread_count - 1)) }
 
@@ -60,10 +58,15 @@ final class SoftwareDecoder {
         self.formatDescription = formatDescription
         // The avcC/hvcC record tells libavcodec the parameter sets and the NAL unit length size.
         let record = formatDescription.extensions.decoderConfigurationRecord
+        guard !record.isEmpty else {
+            throw VTError.couldNotCreateInstance.with("the format description has no avcC/hvcC record to configure the decoder with")
+        }
         guard let extradata = av_mallocz(record.count + Int(AV_INPUT_BUFFER_PADDING_SIZE)) else {
             throw VTError.allocationFailed.with("allocating the decoder configuration record")
         }
-        record.withUnsafeBytes { extradata.copyMemory(from: $0.baseAddress!, byteCount: record.count) }
+        record.withUnsafeBytes { bytes in
+            if let base = bytes.baseAddress { extradata.copyMemory(from: base, byteCount: bytes.count) }
+        }
         context.pointee.extradata = extradata.assumingMemoryBound(to: UInt8.self)
         context.pointee.extradata_size = Int32(record.count)
         // Exact cropping: without this flag libavcodec rounds an odd left/top crop to keep data aligned.
@@ -130,13 +133,6 @@ final class SoftwareDecoder {
         return pictures
     }
 
-    /// Whether the decoder can go on with `newFormat` by reading its parameter sets in band:
-    /// same codec and same NAL unit length size.
-    func canAccept(_ newFormat: VideoFormatDescription) -> Bool {
-        newFormat.codecType == formatDescription.codecType
-            && newFormat.nalUnitHeaderLength == formatDescription.nalUnitHeaderLength
-    }
-
     /// Records that the stream continues with `newFormat`, whose parameter sets the caller sends in band.
     func adopt(_ newFormat: VideoFormatDescription) {
         formatDescription = newFormat
@@ -163,7 +159,6 @@ final class SoftwareDecoder {
             throw VTError.videoDecoderUnsupportedDataFormat.with(
                 "the decoder produced pixel format \(name), which VAToolbox cannot hand out")
         }
-        nativePixelFormat = format
         let errors = frame.pointee.decode_error_flags
         var damage: VTError?
         if errors & Int32(FF_DECODE_ERROR_MISSING_REFERENCE) != 0 {

@@ -162,9 +162,7 @@ public final class DecompressionSession: Sendable {
             let token = state.nextToken
             state.nextToken += 1
             state.pending[token] = Pending(timing: sample.timing, flags: flags, refcon: frameRefcon)
-            return Job(
-                token: token, sample: sample, parameterSets: parameterSets, flags: flags, isAsynchronous: isAsynchronous
-            )
+            return Job(token: token, sample: sample, parameterSets: parameterSets)
         }
         if isAsynchronous {
             while inFlight.add(1, ordering: .acquiringAndReleasing).newValue > maximumFramesInFlight {
@@ -369,8 +367,6 @@ extension DecompressionSession {
         let token: Int64
         let sample: SampleBuffer
         let parameterSets: [[UInt8]]
-        let flags: DecodeFrameFlags
-        let isAsynchronous: Bool
     }
 
     /// Holds the decoder for the queue.
