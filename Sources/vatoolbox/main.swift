@@ -9,12 +9,14 @@ let usage = """
     usage: vatoolbox <command> [options]
 
     commands:
+      decode [--threads N] [--frames N] FILE
+                           decode a raw H.264/HEVC stream on the CPU and print a summary
       probe [--nal] FILE   describe a raw H.264/HEVC (Annex B) stream: its format descriptions
                            and access units; --nal lists each access unit's NAL units
       version              the versions of the C libraries in use
       help                 show this text
 
-    exit status: 0 success, 1 the input could not be read or parsed, 2 bad usage
+    exit status: 0 success, 1 the input could not be read, parsed or decoded cleanly, 2 bad usage
     """
 
 var arguments = Array(CommandLine.arguments.dropFirst())
@@ -25,6 +27,8 @@ guard let command = arguments.first else {
 arguments.removeFirst()
 
 switch command {
+case "decode":
+    exit(DecodeCommand.run(arguments))
 case "probe":
     exit(ProbeCommand.run(arguments))
 case "version", "--version":

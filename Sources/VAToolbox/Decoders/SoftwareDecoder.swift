@@ -1,5 +1,9 @@
 internal import CFFmpeg
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// A picture out of a decoder, with the token of the sample it came from.
 struct DecodedPicture: Sendable {
     /// The token given with the sample (``SoftwareDecoder/send(_:token:)``).
@@ -42,6 +46,7 @@ final class SoftwareDecoder {
     ///   ``VTError/allocationFailed`` when memory runs out, ``VTError/couldNotCreateInstance`` when
     ///   `avcodec_open2` refuses the stream's configuration.
     init(formatDescription: VideoFormatDescription, configuration: Configuration) throws(VTError) {
+        Self.quietLibraryLogging
         let codecId = formatDescription.codecType == .hevc ? AV_CODEC_ID_HEVC : AV_CODEC_ID_H264
         guard let codec = avcodec_find_decoder(codecId) else {
             throw VTError.couldNotFindVideoDecoder.with(
@@ -59,7 +64,8 @@ final class SoftwareDecoder {
         // The avcC/hvcC record tells libavcodec the parameter sets and the NAL unit length size.
         let record = formatDescription.extensions.decoderConfigurationRecord
         guard !record.isEmpty else {
-            throw VTError.couldNotCreateInstance.with("the format description has no avcC/hvcC record to configure the decoder with")
+            throw VTError.couldNotCreateInstance.with(
+                "the format description has no avcC/hvcC record to configure the decoder with")
         }
         guard let extradata = av_mallocz(record.count + Int(AV_INPUT_BUFFER_PADDING_SIZE)) else {
             throw VTError.allocationFailed.with("allocating the decoder configuration record")
@@ -87,6 +93,13 @@ final class SoftwareDecoder {
             .replacingStatus(with: .couldNotCreateInstance)
         }
     }
+
+    /// libavcodec logs every concealed error to standard error, which is not a library's place:
+    /// its log is silenced once, unless `VATOOLBOX_FFMPEG_LOG` is set in the environment. The
+    /// same facts reach the caller as per-frame statuses.
+    private static let quietLibraryLogging: Void = {
+        if getenv("VATOOLBOX_FFMPEG_LOG") == nil { av_log_set_level(AV_LOG_QUIET) }
+    }()
 
     deinit {
         var context: UnsafeMutablePointer<AVCodecContext>? = context

@@ -1,0 +1,87 @@
+import Dispatch
+import Synchronization
+import VAToolbox
+
+/// `vatoolbox decode`: decodes a raw H.264/HEVC stream through a `DecompressionSession` and
+/// prints a summary. (Writing the pictures out, containers and progress come with the CLI work.)
+enum DecodeCommand {
+    static let usage = "usage: vatoolbox decode [--threads N] [--frames N] FILE"
+
+    static func run(_ arguments: [String]) -> Int32 {
+        var threads = 0
+        var frameLimit = Int.max
+        var path: String?
+        var remaining = arguments[...]
+        while let argument = remaining.popFirst() {
+            switch argument {
+            case "--threads", "--frames":
+                guard let value = remaining.popFirst().flatMap({ Int($0) }), value >= 0 else {
+                    printError("vatoolbox decode: \(argument) needs a number\n\(usage)")
+                    return 2
+                }
+                if argument == "--threads" { threads = value } else { frameLimit = value }
+            case "--help", "-h":
+                print(usage)
+                return 0
+            default:
+                guard !argument.hasPrefix("-"), path == nil else {
+                    printError("vatoolbox decode: unexpected argument '\(argument)'\n\(usage)")
+                    return 2
+                }
+                path = argument
+            }
+        }
+        guard let path else {
+            printError(usage)
+            return 2
+        }
+        let bytes: [UInt8]
+        do {
+            bytes = try readFile(path)
+        } catch {
+            printError("vatoolbox decode: \(error)")
+            return 1
+        }
+        let codec = StreamSniffer.codec(path: path, bytes: bytes)
+        let samples = Array(ElementaryStreamParser.samples(in: bytes, codec: codec).prefix(frameLimit))
+        guard let first = samples.first else {
+            printError("vatoolbox decode: \(path): no decodable access unit found")
+            return 1
+        }
+        let counts = Mutex((frames: 0, errors: 0))
+        let start = DispatchTime.now().uptimeNanoseconds
+        do {
+            let session = try DecompressionSession(
+                formatDescription: first.formatDescription, decoderSpecification: .init(threadCount: threads)
+            ) { output in
+                counts.withLock {
+                    if output.imageBuffer != nil { $0.frames += 1 }
+                    if output.status != nil { $0.errors += 1 }
+                }
+            }
+            for sample in samples {
+                try session.decodeFrame(sample, flags: [.enableAsynchronousDecompression])
+            }
+            try session.finishDelayedFrames()
+            try session.waitForAsynchronousFrames()
+            let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+            let (frames, errors) = counts.withLock { ($0.frames, $0.errors) }
+            print(
+                "decoded \(frames) frames of \(samples.count) samples in \(formatted(seconds)) s (\(formatted(Double(frames) / seconds)) fps), \(errors) with errors"
+            )
+            print("decoder: libavcodec on the CPU (\(session.hardwareUnavailableReason ?? "software requested"))")
+            print("format: \(first.formatDescription)")
+            session.invalidate()
+            return errors == 0 ? 0 : 1
+        } catch {
+            printError("vatoolbox decode: \(error)")
+            return 1
+        }
+    }
+
+    private static func formatted(_ value: Double) -> String {
+        let hundredths = Int((value * 100).rounded())
+        let fraction = hundredths % 100
+        return "\(hundredths / 100).\(fraction < 10 ? "0" : "")\(fraction)"
+    }
+}
