@@ -638,12 +638,6 @@ extension DecompressionSessionLifecycleTests {
         var bytesPerRow: Int
     }
 
-    /// One line of an `ffmpeg -f framemd5` file.
-    struct OracleFrame: Sendable {
-        var size: Int
-        var md5: String
-    }
-
     static func url(_ name: String) -> URL { TestData.fixtures.appendingPathComponent(name) }
 
     static func codec(_ name: String) -> VideoCodecType { name.hasSuffix(".265") ? .hevc : .h264 }
@@ -659,12 +653,8 @@ extension DecompressionSessionLifecycleTests {
     }
 
     /// The fixture's `.framemd5`: one entry per frame in output (presentation) order.
-    static func oracle(_ name: String) throws -> [OracleFrame] {
-        let text = try String(contentsOf: url(name + ".framemd5"), encoding: .utf8)
-        return text.split(separator: "\n").filter { !$0.hasPrefix("#") }.map { line in
-            let fields = line.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
-            return OracleFrame(size: fields.count == 6 ? Int(fields[4]) ?? -1 : -1, md5: fields.last ?? "")
-        }
+    static func oracle(_ name: String) throws -> [FrameMD5Oracle.Frame] {
+        try FrameMD5Oracle(contentsOf: url(name + ".framemd5")).frames
     }
 
     /// Decodes samples through one session (refcon = sample index), drains, waits and
