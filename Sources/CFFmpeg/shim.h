@@ -31,3 +31,15 @@ static inline const char *CFFmpeg_av_err2str(int errnum, char *buffer, size_t si
 static inline uint8_t *CFFmpeg_frame_data(const AVFrame *frame, int plane) { return frame->data[plane]; }
 /// `frame->linesize[plane]`.
 static inline int CFFmpeg_frame_linesize(const AVFrame *frame, int plane) { return frame->linesize[plane]; }
+/// Points `frame`'s planes into `buffer` (which the frame then owns as `buf[0]`), laid out for
+/// the frame's format, width and height with rows aligned to `align` bytes.
+static inline int CFFmpeg_frame_fill(AVFrame *frame, AVBufferRef *buffer, int align) {
+    frame->buf[0] = buffer;
+    return av_image_fill_arrays(frame->data, frame->linesize, buffer->data, (enum AVPixelFormat)frame->format,
+                                frame->width, frame->height, align);
+}
+/// `sws_scale` from one whole frame into another.
+static inline int CFFmpeg_sws_scale_frame(struct SwsContext *context, const AVFrame *source, AVFrame *destination) {
+    return sws_scale(context, (const uint8_t *const *)source->data, source->linesize, 0, source->height,
+                     destination->data, destination->linesize);
+}

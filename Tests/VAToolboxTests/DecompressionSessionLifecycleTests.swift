@@ -487,18 +487,17 @@ import Testing
         #expect(session.hardwareUnavailableReason.map { !$0.isEmpty } == true)
     }
 
-    @Test func pixelFormatConversionIsRefused() throws {
-        let format = try Self.samples(Self.bpyramid)[0].formatDescription
-        let error = #expect(throws: VTError.self) {
-            _ = try DecompressionSession(
-                formatDescription: format, imageBufferAttributes: ImageBufferAttributes(pixelFormat: .bgra)
-            ) { _ in }
-        }
-        #expect(error == .pixelTransferNotSupported)
-        // Asking for the native format is asking for no conversion.
+    @Test func nativeFormatRequestIsNoConversion() throws {
+        // Asking for the native format is asking for no conversion: zero copy, no pool.
+        let samples = try Self.samples(Self.bpyramid)
+        let collector = OutputCollector()
         let session = try DecompressionSession(
-            formatDescription: format, imageBufferAttributes: ImageBufferAttributes(pixelFormat: .yuv420Planar)
-        ) { _ in }
+            formatDescription: samples[0].formatDescription,
+            imageBufferAttributes: ImageBufferAttributes(pixelFormat: .yuv420Planar), outputHandler: collector.handler)
+        for sample in samples.prefix(4) { try session.decodeFrame(sample) }
+        try session.finishDelayedFrames()
+        #expect(session.pixelBufferPool == nil)
+        #expect(collector.outputs.compactMap(\.imageBuffer).allSatisfy { $0.copiedByteCount == 0 })
         session.invalidate()
     }
 

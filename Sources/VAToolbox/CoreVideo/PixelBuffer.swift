@@ -17,7 +17,9 @@ public final class PixelBuffer: Sendable, CustomStringConvertible {
     /// The pixel format (`CVPixelBufferGetPixelFormatType`).
     public let pixelFormat: PixelFormat
     /// Colour, range, field and aspect information (`CVBufferGetAttachments`).
-    public let attachments: ImageBufferAttachments
+    public var attachments: ImageBufferAttachments {
+        frame.withLock { ImageBufferAttachments(frame: $0.pointer) }
+    }
     /// The number of planes (`CVPixelBufferGetPlaneCount`; 1 for packed formats).
     public let planeCount: Int
 
@@ -38,7 +40,6 @@ public final class PixelBuffer: Sendable, CustomStringConvertible {
         width = Int(pointer.pointee.width)
         height = Int(pointer.pointee.height)
         self.pixelFormat = pixelFormat
-        attachments = ImageBufferAttachments(frame: pointer)
         planeCount = Int(av_pix_fmt_count_planes(pointer.pointee.format.pixelFormat))
         self.frame = Mutex(frame)
         copied.store(copiedByteCount, ordering: .relaxed)
@@ -108,6 +109,26 @@ public final class PixelBuffer: Sendable, CustomStringConvertible {
     /// `"PixelBuffer 320x240 'y420'"`.
     public var description: String { "PixelBuffer \(width)x\(height) \(pixelFormat)" }
 
+    /// Runs `body` with the frame, read-only, for the library's converters.
+    func withFrame<Result>(_ body: (UnsafePointer<AVFrame>) throws(VTError) -> Result) throws(VTError) -> Result {
+        try frame.withLock { (reference: inout FrameReference) throws(VTError) -> Result in
+            try body(UnsafePointer(reference.pointer))
+        }
+    }
+
+    /// Runs `body` with the frame for writing, for the library's converters filling a new buffer.
+    func withFrameForWriting<Result>(_ body: (UnsafeMutablePointer<AVFrame>) throws(VTError) -> Result) throws(VTError)
+        -> Result
+    {
+        try frame.withLock { (reference: inout FrameReference) throws(VTError) -> Result in try body(reference.pointer)
+        }
+    }
+
+    /// Records bytes written into this buffer by a conversion.
+    func addCopiedBytes(_ count: Int) {
+        copied.add(count, ordering: .relaxed)
+    }
+
     private static func planes(of frame: UnsafeMutablePointer<AVFrame>) -> [Plane] {
         let format = frame.pointee.format.pixelFormat
         guard let descriptor = av_pix_fmt_desc_get(format) else { return [] }
@@ -153,6 +174,11 @@ struct FrameReference: ~Copyable, @unchecked Sendable {
     init?(movingFrom source: UnsafeMutablePointer<AVFrame>) {
         guard let frame = av_frame_alloc() else { return nil }
         av_frame_move_ref(frame, source)
+        pointer = frame
+    }
+
+    /// Takes ownership of a frame the caller allocated.
+    init(adopting frame: UnsafeMutablePointer<AVFrame>) {
         pointer = frame
     }
 

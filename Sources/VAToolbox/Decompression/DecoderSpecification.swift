@@ -37,12 +37,25 @@ public struct DecoderSpecification: Sendable, Hashable {
 }
 
 /// What the output images should look like — `destinationImageBufferAttributes`.
+///
+/// With every field nil the session hands out the decoder's own pictures without a copy.
+/// Anything else is produced by libswscale into buffers from the session's
+/// ``DecompressionSession/pixelBufferPool``.
 public struct ImageBufferAttributes: Sendable, Hashable {
-    /// `kCVPixelBufferPixelFormatTypeKey`; nil keeps the decoder's native format (no copy).
+    /// `kCVPixelBufferPixelFormatTypeKey`; nil keeps the decoder's native format.
     public var pixelFormat: PixelFormat?
+    /// `kCVPixelBufferWidthKey`: scale pictures to this width; nil keeps the stream's.
+    public var width: Int?
+    /// `kCVPixelBufferHeightKey`: scale pictures to this height; nil keeps the stream's.
+    public var height: Int?
+    /// `kCVPixelBufferPoolMinimumBufferCountKey`: buffers the pool allocates up front.
+    public var minimumBufferCount: Int
 
     /// Creates attributes.
-    public init(pixelFormat: PixelFormat? = nil) {
+    public init(pixelFormat: PixelFormat? = nil, width: Int? = nil, height: Int? = nil, minimumBufferCount: Int = 0) {
         self.pixelFormat = pixelFormat
+        self.width = width
+        self.height = height
+        self.minimumBufferCount = minimumBufferCount
     }
 }

@@ -75,6 +75,14 @@ public final class DecompressionSession: Sendable {
     private let state: Mutex<State>
     /// The decoder, touched only on `queue`.
     private let decoder: DecoderBox
+    /// The converter for requested attributes, touched only on `queue`; nil hands out the
+    /// decoder's pictures as they are.
+    private let transfer: TransferBox?
+
+    /// The pool the converted output comes from (`VTDecompressionSessionGetPixelBufferPool`); nil
+    /// until the first converted picture, and always nil when the native format is handed out
+    /// without a copy.
+    public var pixelBufferPool: PixelBufferPool? { state.withLock { $0.pool } }
 
     /// Creates a session — `VTDecompressionSessionCreate`.
     ///
@@ -84,8 +92,8 @@ public final class DecompressionSession: Sendable {
     ///   - imageBufferAttributes: The output format; nil keeps the decoder's native format.
     ///   - outputHandler: Called once per decoded frame (see ``DecompressionSession``).
     /// - Throws: ``VTError/couldNotFindVideoDecoder`` when hardware is required (not available
-    ///   yet) or the codec is unknown; ``VTError/pixelTransferNotSupported`` when the requested
-    ///   pixel format differs from the native one (conversion is not there yet);
+    ///   yet) or the codec is unknown; ``VTError/parameter`` for attributes that name a pixel
+    ///   format VAToolbox cannot produce or a size that is not positive;
     ///   ``VTError/couldNotCreateInstance`` when libavcodec refuses the stream.
     public init(
         formatDescription: VideoFormatDescription, decoderSpecification: DecoderSpecification = DecoderSpecification(),
@@ -101,11 +109,12 @@ public final class DecompressionSession: Sendable {
                 hint: "use .preferred or .disabled to decode on the CPU")
         }
         let native = Self.nativePixelFormat(for: formatDescription)
-        if let requested = imageBufferAttributes?.pixelFormat, requested != native {
-            throw VTError.pixelTransferNotSupported.with(
-                "the decoder outputs \(native) for this stream; conversion to \(requested) is not implemented yet",
-                hint: "pass nil attributes to get the native format")
-        }
+        try Self.check(imageBufferAttributes)
+        let wantsTransfer =
+            imageBufferAttributes.map {
+                ($0.pixelFormat != nil && $0.pixelFormat != native) || $0.width != nil || $0.height != nil
+            } ?? false
+        transfer = wantsTransfer ? TransferBox(attributes: imageBufferAttributes ?? ImageBufferAttributes()) : nil
         nativePixelFormat = native
         self.decoderSpecification = decoderSpecification
         self.outputHandler = outputHandler
@@ -292,11 +301,41 @@ public final class DecompressionSession: Sendable {
         }
     }
 
-    /// Calls the output handler for one frame and forgets it.
+    /// Calls the output handler for one frame and forgets it, converting its picture first when
+    /// the attributes ask for another format or size.
     private func finish(_ token: Int64, status: VTError?, image: PixelBuffer?) {
         guard let pending = state.withLock({ $0.pending.removeValue(forKey: token) }) else { return }
-        let output = pending.flags.contains(.doNotOutputFrame) || image == nil ? nil : image
-        outputHandler(pending.output(status: status, image: output))
+        guard let image, !pending.flags.contains(.doNotOutputFrame) else {
+            outputHandler(pending.output(status: status, image: nil))
+            return
+        }
+        guard let transfer else {
+            outputHandler(pending.output(status: status, image: image))
+            return
+        }
+        do {
+            let converted = try transfer.convert(image)
+            state.withLock { $0.pool = transfer.transfer.currentPool }
+            outputHandler(pending.output(status: status, image: converted))
+        } catch {
+            outputHandler(pending.output(status: error, image: nil))
+        }
+    }
+
+    /// Checks that attributes describe something the session can produce.
+    private static func check(_ attributes: ImageBufferAttributes?) throws(VTError) {
+        guard let attributes else { return }
+        if let format = attributes.pixelFormat, format.ffmpeg == nil {
+            throw VTError.parameter.with("pixel format \(format) is not one VAToolbox can produce")
+        }
+        for (name, value) in [("width", attributes.width), ("height", attributes.height)] {
+            if let value, !(1...16384).contains(value) {
+                throw VTError.parameter.with("the requested \(name) \(value) is outside 1…16384")
+            }
+        }
+        guard attributes.minimumBufferCount >= 0 else {
+            throw VTError.parameter.with("minimumBufferCount is negative")
+        }
     }
 
     private func checkValid() throws(VTError) {
@@ -360,6 +399,8 @@ extension DecompressionSession {
         var pending: [Int64: Pending] = [:]
         /// After a drain the decoder has no references: skip to the next sync sample.
         var needsSync = false
+        /// The pool of converted output, once there is one.
+        var pool: PixelBufferPool?
     }
 
     /// One frame's work for the queue.
@@ -367,6 +408,22 @@ extension DecompressionSession {
         let token: Int64
         let sample: SampleBuffer
         let parameterSets: [[UInt8]]
+    }
+
+    /// Holds the converter for the queue.
+    ///
+    /// Unchecked `Sendable`: like the decoder, the converter is used only on the session's serial
+    /// queue (from `finish`), never from two threads at once.
+    final class TransferBox: @unchecked Sendable {
+        let transfer = PixelTransfer()
+        let attributes: ImageBufferAttributes
+        init(attributes: ImageBufferAttributes) { self.attributes = attributes }
+
+        func convert(_ image: PixelBuffer) throws(VTError) -> PixelBuffer {
+            try transfer.transfer(
+                image, to: attributes.pixelFormat ?? image.pixelFormat, width: attributes.width ?? image.width,
+                height: attributes.height ?? image.height, minimumBufferCount: attributes.minimumBufferCount)
+        }
     }
 
     /// Holds the decoder for the queue.

@@ -1,0 +1,83 @@
+internal import CFFmpeg
+
+/// Converts and scales pixel buffers with libswscale — what `VTPixelTransferSession` does.
+///
+/// Conversion follows what the `ffmpeg` CLI's automatic scale filter does, so that output equals
+/// `ffmpeg -pix_fmt FORMAT` bit for bit: bicubic scaling (`SWS_BICUBIC`), the source's YCbCr
+/// matrix from its colour attachments (BT.601 when unspecified), the source's range, and the
+/// destination range the destination FourCC names (`'420v'` video, `'420f'` full).
+///
+/// Not thread-safe: a session uses its own on its queue.
+final class PixelTransfer {
+    private var context: OpaquePointer?
+    private var pool: PixelBufferPool?
+
+    deinit { sws_freeContext(context) }
+
+    /// The pool the last conversion drew from.
+    var currentPool: PixelBufferPool? { pool }
+
+    /// Converts `source` into a buffer of `format`, `width` x `height`, from a pool that is made
+    /// (or remade, when the size changes) as needed.
+    ///
+    /// - Throws: ``VTError/pixelTransferNotSupported`` when libswscale cannot convert between
+    ///   the formats; ``VTError/allocationFailed`` when memory runs out.
+    func transfer(_ source: PixelBuffer, to format: PixelFormat, width: Int, height: Int, minimumBufferCount: Int)
+        throws(VTError) -> PixelBuffer
+    {
+        if pool == nil || pool?.pixelFormat != format || pool?.width != width || pool?.height != height {
+            pool = try PixelBufferPool(
+                pixelFormat: format, width: width, height: height, minimumBufferCount: minimumBufferCount)
+        }
+        guard let pool, let destinationFormat = format.ffmpeg else {
+            throw VTError.pixelTransferNotSupported.with("VAToolbox cannot produce \(format)")
+        }
+        let destination = try pool.makePixelBuffer()
+        try source.withFrame { (input: UnsafePointer<AVFrame>) throws(VTError) in
+            try destination.withFrameForWriting { (output: UnsafeMutablePointer<AVFrame>) throws(VTError) in
+                try convert(
+                    input, into: output, destinationFormat: destinationFormat, destinationFullRange: format.isFullRange)
+            }
+        }
+        destination.addCopiedBytes(destination.rawVideoByteCount)
+        return destination
+    }
+
+    private func convert(
+        _ input: UnsafePointer<AVFrame>, into output: UnsafeMutablePointer<AVFrame>, destinationFormat: AVPixelFormat,
+        destinationFullRange: Bool
+    ) throws(VTError) {
+        let sourceFormat = input.pointee.format.pixelFormat
+        guard sws_isSupportedInput(sourceFormat) > 0, sws_isSupportedOutput(destinationFormat) > 0 else {
+            throw VTError.pixelTransferNotSupported.with("libswscale cannot convert between these pixel formats")
+        }
+        context = sws_getCachedContext(
+            context, input.pointee.width, input.pointee.height, sourceFormat, output.pointee.width,
+            output.pointee.height, destinationFormat, SWS_BICUBIC, nil, nil, nil)
+        guard let context else {
+            throw VTError.pixelTransferNotSupported.with("libswscale refused the conversion")
+        }
+        // The source's matrix (sws_getCoefficients falls back to BT.601 for unspecified values)
+        // and range, as the ffmpeg CLI's scale filter sets them.
+        let matrix = sws_getCoefficients(Int32(input.pointee.colorspace.rawValue))
+        let sourceFull: Int32 = input.pointee.color_range == AVCOL_RANGE_JPEG ? 1 : 0
+        _ = sws_setColorspaceDetails(
+            context, matrix, sourceFull, matrix, destinationFullRange ? 1 : 0, 0, 1 << 16, 1 << 16)
+        let status = CFFmpeg_sws_scale_frame(context, input, output)
+        guard status > 0 else {
+            throw VTError.pixelTransferNotSupported.with("libswscale converted nothing (status \(status))")
+        }
+        output.pointee.color_range = destinationFullRange ? AVCOL_RANGE_JPEG : AVCOL_RANGE_MPEG
+        output.pointee.colorspace = input.pointee.colorspace
+        output.pointee.color_primaries = input.pointee.color_primaries
+        output.pointee.color_trc = input.pointee.color_trc
+        output.pointee.sample_aspect_ratio = input.pointee.sample_aspect_ratio
+        output.pointee.interlaced_frame = input.pointee.interlaced_frame
+        output.pointee.top_field_first = input.pointee.top_field_first
+    }
+}
+
+extension PixelFormat {
+    /// Whether the FourCC names full-range samples (`'420f'`, `'f420'`, `'xf20'`); RGB counts as full.
+    var isFullRange: Bool { [.nv12FullRange, .yuv420PlanarFullRange, .p010FullRange, .bgra].contains(self) }
+}
