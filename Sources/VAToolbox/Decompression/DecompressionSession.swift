@@ -253,6 +253,31 @@ public final class DecompressionSession: Sendable {
 
     // MARK: - Decoding on the queue
 
+    /// Decodes one sample on the session's queue without blocking the caller's thread: the
+    /// asynchronous front's way in. Returns the error `decodeFrame` would throw.
+    func decodeOnQueue(_ sample: SampleBuffer) async -> VTError? {
+        await withCheckedContinuation { (continuation: CheckedContinuation<VTError?, Never>) in
+            queue.async {
+                do throws(VTError) {
+                    try self.decodeFrame(sample)
+                    continuation.resume(returning: nil)
+                } catch {
+                    continuation.resume(returning: error)
+                }
+            }
+        }
+    }
+
+    /// Finishes delayed frames on the session's queue without blocking the caller's thread.
+    func finishOnQueue() async {
+        await withCheckedContinuation { continuation in
+            queue.async {
+                try? self.finishDelayedFrames()
+                continuation.resume()
+            }
+        }
+    }
+
     private func run(_ job: Job) {
         let isInvalidated = state.withLock { $0.isInvalidated }
         guard !isInvalidated else { return }  // invalidate() reports the frame
