@@ -43,34 +43,55 @@ enum DecodeCommand {
             return 1
         }
         let codec = StreamSniffer.codec(path: path, bytes: bytes)
-        let samples = Array(ElementaryStreamParser.samples(in: bytes, codec: codec).prefix(frameLimit))
-        guard let first = samples.first else {
-            printError("vatoolbox decode: \(path): no decodable access unit found")
-            return 1
-        }
         let counts = Mutex((frames: 0, errors: 0))
         let start = DispatchTime.now().uptimeNanoseconds
+        var parser = ElementaryStreamParser(codec: codec)
+        var session: DecompressionSession?
+        var submitted = 0
+        var firstFormat: VideoFormatDescription?
         do {
-            let session = try DecompressionSession(
-                formatDescription: first.formatDescription, decoderSpecification: .init(threadCount: threads)
-            ) { output in
-                counts.withLock {
-                    if output.imageBuffer != nil { $0.frames += 1 }
-                    if output.status != nil { $0.errors += 1 }
+            // Parse and decode as the stream goes, a megabyte at a time: decoding runs on the
+            // session's queue while the next access units are parsed here.
+            var offset = 0
+            var finished = false
+            while !finished && submitted < frameLimit {
+                let end = min(offset + (1 << 20), bytes.count)
+                var samples = parser.parse(bytes[offset..<end])
+                offset = end
+                if offset == bytes.count {
+                    samples += parser.finish()
+                    finished = true
+                }
+                for sample in samples where submitted < frameLimit {
+                    if session == nil {
+                        firstFormat = sample.formatDescription
+                        session = try DecompressionSession(
+                            formatDescription: sample.formatDescription,
+                            decoderSpecification: .init(threadCount: threads)
+                        ) { output in
+                            counts.withLock {
+                                if output.imageBuffer != nil { $0.frames += 1 }
+                                if output.status != nil { $0.errors += 1 }
+                            }
+                        }
+                    }
+                    try session?.decodeFrame(sample, flags: [.enableAsynchronousDecompression])
+                    submitted += 1
                 }
             }
-            for sample in samples {
-                try session.decodeFrame(sample, flags: [.enableAsynchronousDecompression])
+            guard let session, let firstFormat else {
+                printError("vatoolbox decode: \(path): no decodable access unit found")
+                return 1
             }
             try session.finishDelayedFrames()
             try session.waitForAsynchronousFrames()
             let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
             let (frames, errors) = counts.withLock { ($0.frames, $0.errors) }
             print(
-                "decoded \(frames) frames of \(samples.count) samples in \(formatted(seconds)) s (\(formatted(Double(frames) / seconds)) fps), \(errors) with errors"
-            )
+                "decoded \(frames) frames of \(submitted) samples in \(formatted(seconds)) s "
+                    + "(\(formatted(Double(frames) / seconds)) fps), \(errors) with errors")
             print("decoder: libavcodec on the CPU (\(session.hardwareUnavailableReason ?? "software requested"))")
-            print("format: \(first.formatDescription)")
+            print("format: \(firstFormat)")
             session.invalidate()
             return errors == 0 ? 0 : 1
         } catch {
