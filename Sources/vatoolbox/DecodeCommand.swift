@@ -35,6 +35,9 @@ enum DecodeCommand {
             printError(usage)
             return 2
         }
+        if !StreamSniffer.isRawStream(path: path) {
+            return decodeContainer(path, threads: threads, frameLimit: frameLimit)
+        }
         let bytes: [UInt8]
         do {
             bytes = try readFile(path)
@@ -96,6 +99,43 @@ enum DecodeCommand {
             return errors == 0 ? 0 : 1
         } catch {
             printError("vatoolbox decode: \(error)")
+            return 1
+        }
+    }
+
+    /// Decodes the video track of a container file (MP4, MKV, TS …) read by libavformat.
+    static func decodeContainer(_ path: String, threads: Int, frameLimit: Int) -> Int32 {
+        let counts = Mutex((frames: 0, errors: 0))
+        let start = DispatchTime.now().uptimeNanoseconds
+        do {
+            let reader = try MediaFileReader(path: path)
+            let session = try DecompressionSession(
+                formatDescription: reader.formatDescription, decoderSpecification: .init(threadCount: threads)
+            ) { output in
+                counts.withLock {
+                    if output.imageBuffer != nil { $0.frames += 1 }
+                    if output.status != nil { $0.errors += 1 }
+                }
+            }
+            var submitted = 0
+            while submitted < frameLimit, let sample = try reader.nextSample() {
+                try session.decodeFrame(sample, flags: [.enableAsynchronousDecompression])
+                submitted += 1
+            }
+            try session.finishDelayedFrames()
+            try session.waitForAsynchronousFrames()
+            let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+            let (frames, errors) = counts.withLock { ($0.frames, $0.errors) }
+            print(
+                "decoded \(frames) frames of \(submitted) samples in \(formatted(seconds)) s "
+                    + "(\(formatted(Double(frames) / seconds)) fps), \(errors) with errors")
+            print("container: \(reader.containerName)")
+            print("decoder: libavcodec on the CPU (\(session.hardwareUnavailableReason ?? "software requested"))")
+            print("format: \(reader.formatDescription)")
+            session.invalidate()
+            return errors == 0 ? 0 : 1
+        } catch {
+            printError("vatoolbox decode: \(error.reason.isEmpty ? error.summary : error.reason)")
             return 1
         }
     }

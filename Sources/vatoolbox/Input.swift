@@ -39,6 +39,15 @@ func printError(_ text: String) {
 
 /// Tells H.264 from HEVC for a raw stream.
 enum StreamSniffer {
+    /// Whether the file name says raw Annex B (read by the elementary stream parser) rather than
+    /// a container (read by libavformat).
+    static func isRawStream(path: String) -> Bool {
+        let lower = path.lowercased()
+        return path == "-" || rawExtensions.contains(where: lower.hasSuffix)
+    }
+
+    static let rawExtensions = [".265", ".h265", ".hevc", ".bit", ".264", ".h264", ".avc", ".jsv", ".26l", ".jvt"]
+
     /// By extension first; otherwise by the first parameter set's header under each codec's layout.
     static func codec(path: String, bytes: [UInt8]) -> VideoCodecType {
         let lower = path.lowercased()

@@ -10,7 +10,8 @@ let usage = """
 
     commands:
       decode [--threads N] [--frames N] FILE
-                           decode a raw H.264/HEVC stream on the CPU and print a summary
+                           decode an H.264/HEVC file (raw Annex B, MP4, MKV, TS …) on the CPU
+                           and print a summary
       probe [--nal] FILE   describe a raw H.264/HEVC (Annex B) stream: its format descriptions
                            and access units; --nal lists each access unit's NAL units
       version              the versions of the C libraries in use

@@ -1,0 +1,82 @@
+import Foundation
+import Synchronization
+import Testing
+
+@testable import VAToolbox
+
+/// Container fixtures read through libavformat and decoded, against their ffmpeg/ffprobe oracles.
+@Suite struct MediaFileReaderTests {
+    static let containers = TestData.tsv(TestData.fixtures.appendingPathComponent("manifest.tsv"))
+        .filter { $0["container"] != "annexb" }.compactMap { $0["file"] }
+
+    @Test(arguments: containers)
+    func samplesMatchFFprobePackets(file: String) throws {
+        let url = TestData.fixtures.appendingPathComponent(file)
+        let reader = try MediaFileReader(path: url.path)
+        let samples = try reader.readAllSamples()
+        let stream = StreamFile(name: file, url: url, codec: reader.codecType, isFixture: true)
+        let oracle = try FFprobeOracle.load(for: stream)
+        #expect(samples.count == oracle.packetCount, "\(file): samples vs packets")
+        #expect(samples.indices.filter { samples[$0].isSync } == oracle.keyPacketIndices, "\(file): sync samples")
+        OracleExpectations.check(reader.formatDescription, against: oracle, file)
+    }
+
+    @Test(arguments: containers)
+    func decodedFramesMatchFramemd5AndCarryTheirTimeStamps(file: String) throws {
+        let url = TestData.fixtures.appendingPathComponent(file)
+        let reader = try MediaFileReader(path: url.path)
+        let outputs = Mutex<[DecompressionOutput]>([])
+        let session = try DecompressionSession(formatDescription: reader.formatDescription) { output in
+            outputs.withLock { $0.append(output) }
+        }
+        while let sample = try reader.nextSample() { try session.decodeFrame(sample) }
+        try session.finishDelayedFrames()
+        session.invalidate()
+        let decoded = outputs.withLock { $0 }
+        let expected = try FrameMD5Oracle(contentsOf: URL(fileURLWithPath: url.path + ".framemd5")).frames.map(\.md5)
+        #expect(decoded.map { $0.imageBuffer?.md5 ?? "none" } == expected, "\(file)")
+        // Presentation time stamps, in the track's time scale, against ffprobe's frame pts.
+        let data = try Data(contentsOf: URL(fileURLWithPath: url.path + ".ffprobe.json"))
+        let root = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        let frames = try #require(root["frames"] as? [[String: Any]])
+        let expectedPTS = frames.compactMap { $0["pts"] as? Int }.map {
+            MediaTime(value: Int64($0), timescale: reader.timescale)
+        }
+        #expect(decoded.map(\.presentationTimeStamp) == expectedPTS, "\(file): PTS")
+    }
+
+    @Test func missingFileUnknownContainerAndOtherCodecsAreClearErrors() throws {
+        #expect(throws: VTError.sampleBufferDataFailed) { try MediaFileReader(path: "/nonexistent/file.mp4") }
+        #expect(throws: VTError.sampleBufferInvalidMediaFormat) {
+            try MediaFileReader(path: TestData.fixtures.appendingPathComponent("README.md").path)
+        }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("vatoolbox-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let mpeg4 = directory.appendingPathComponent("mpeg4.mp4")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
+        process.arguments = [
+            "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=64x64:rate=5", "-frames:v", "2", "-c:v", "mpeg4",
+            mpeg4.path,
+        ]
+        try process.run()
+        process.waitUntilExit()
+        do {
+            _ = try MediaFileReader(path: mpeg4.path)
+            Issue.record("an MPEG-4 Part 2 file was accepted")
+        } catch {
+            #expect(error == .couldNotFindVideoDecoder)
+            #expect(error.reason.contains("mpeg4"))
+        }
+    }
+
+    @Test func rawAnnexBFilesAreReadToo() throws {
+        let url = TestData.fixtures.appendingPathComponent("hevc-main.265")
+        let reader = try MediaFileReader(path: url.path)
+        #expect(reader.codecType == .hevc)
+        let samples = try reader.readAllSamples()
+        #expect(samples.count == 48)
+        #expect(samples.filter(\.isSync).count == 2)
+    }
+}
