@@ -5,11 +5,12 @@ import VAToolbox
 /// `vatoolbox decode`: decodes a raw H.264/HEVC stream through a `DecompressionSession` and
 /// prints a summary. (Writing the pictures out, containers and progress come with the CLI work.)
 enum DecodeCommand {
-    static let usage = "usage: vatoolbox decode [--threads N] [--frames N] FILE"
+    static let usage = "usage: vatoolbox decode [--threads N] [--frames N] [--pixel-format FOURCC] FILE"
 
     static func run(_ arguments: [String]) -> Int32 {
         var threads = 0
         var frameLimit = Int.max
+        var attributes: ImageBufferAttributes?
         var path: String?
         var remaining = arguments[...]
         while let argument = remaining.popFirst() {
@@ -20,6 +21,12 @@ enum DecodeCommand {
                     return 2
                 }
                 if argument == "--threads" { threads = value } else { frameLimit = value }
+            case "--pixel-format":
+                guard let value = remaining.popFirst(), value.utf8.count == 4 else {
+                    printError("vatoolbox decode: --pixel-format needs a FourCC such as 420v, x420 or BGRA\n\(usage)")
+                    return 2
+                }
+                attributes = ImageBufferAttributes(pixelFormat: PixelFormat(rawValue: value.utf8.reduce(0) { $0 << 8 | UInt32($1) }))
             case "--help", "-h":
                 print(usage)
                 return 0
@@ -36,7 +43,7 @@ enum DecodeCommand {
             return 2
         }
         if !StreamSniffer.isRawStream(path: path) {
-            return decodeContainer(path, threads: threads, frameLimit: frameLimit)
+            return decodeContainer(path, threads: threads, frameLimit: frameLimit, attributes: attributes)
         }
         let bytes: [UInt8]
         do {
@@ -70,7 +77,8 @@ enum DecodeCommand {
                         firstFormat = sample.formatDescription
                         session = try DecompressionSession(
                             formatDescription: sample.formatDescription,
-                            decoderSpecification: .init(threadCount: threads)
+                            decoderSpecification: .init(threadCount: threads),
+                imageBufferAttributes: attributes
                         ) { output in
                             counts.withLock {
                                 if output.imageBuffer != nil { $0.frames += 1 }
@@ -104,13 +112,14 @@ enum DecodeCommand {
     }
 
     /// Decodes the video track of a container file (MP4, MKV, TS …) read by libavformat.
-    static func decodeContainer(_ path: String, threads: Int, frameLimit: Int) -> Int32 {
+    static func decodeContainer(_ path: String, threads: Int, frameLimit: Int, attributes: ImageBufferAttributes?) -> Int32 {
         let counts = Mutex((frames: 0, errors: 0))
         let start = DispatchTime.now().uptimeNanoseconds
         do {
             let reader = try MediaFileReader(path: path)
             let session = try DecompressionSession(
-                formatDescription: reader.formatDescription, decoderSpecification: .init(threadCount: threads)
+                formatDescription: reader.formatDescription, decoderSpecification: .init(threadCount: threads),
+                imageBufferAttributes: attributes
             ) { output in
                 counts.withLock {
                     if output.imageBuffer != nil { $0.frames += 1 }
