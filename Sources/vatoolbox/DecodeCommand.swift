@@ -26,7 +26,8 @@ enum DecodeCommand {
                     printError("vatoolbox decode: --pixel-format needs a FourCC such as 420v, x420 or BGRA\n\(usage)")
                     return 2
                 }
-                attributes = ImageBufferAttributes(pixelFormat: PixelFormat(rawValue: value.utf8.reduce(0) { $0 << 8 | UInt32($1) }))
+                attributes = ImageBufferAttributes(
+                    pixelFormat: PixelFormat(rawValue: value.utf8.reduce(0) { $0 << 8 | UInt32($1) }))
             case "--help", "-h":
                 print(usage)
                 return 0
@@ -78,7 +79,7 @@ enum DecodeCommand {
                         session = try DecompressionSession(
                             formatDescription: sample.formatDescription,
                             decoderSpecification: .init(threadCount: threads),
-                imageBufferAttributes: attributes
+                            imageBufferAttributes: attributes
                         ) { output in
                             counts.withLock {
                                 if output.imageBuffer != nil { $0.frames += 1 }
@@ -112,7 +113,9 @@ enum DecodeCommand {
     }
 
     /// Decodes the video track of a container file (MP4, MKV, TS …) read by libavformat.
-    static func decodeContainer(_ path: String, threads: Int, frameLimit: Int, attributes: ImageBufferAttributes?) -> Int32 {
+    static func decodeContainer(_ path: String, threads: Int, frameLimit: Int, attributes: ImageBufferAttributes?)
+        -> Int32
+    {
         let counts = Mutex((frames: 0, errors: 0))
         let start = DispatchTime.now().uptimeNanoseconds
         do {

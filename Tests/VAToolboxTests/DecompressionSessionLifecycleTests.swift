@@ -487,6 +487,26 @@ import Testing
         #expect(session.hardwareUnavailableReason.map { !$0.isEmpty } == true)
     }
 
+    /// A lost reference picture: the frames that need it come back with an error status, and
+    /// from the next sync sample on every frame is clean and equals the oracle.
+    @Test func aLostReferenceDamagesFramesUntilTheNextSyncSample() throws {
+        let samples = try Self.samples(Self.bpyramid)
+        let oracle = try Self.oracle(Self.bpyramid)
+        let secondSync = try #require(samples.indices.dropFirst().first { samples[$0].isSync })
+        // Drop the first P picture after the IDR (decode order 1): later pictures refer to it.
+        let damaged = samples.enumerated().filter { $0.offset != 1 }.map(\.element)
+        let collector = OutputCollector()
+        _ = try Self.decode(damaged, specification: DecoderSpecification(threadCount: 1), collector: collector)
+        let outputs = collector.outputs
+        #expect(outputs.count == damaged.count)
+        let beforeSync = outputs.filter { ($0.frameRefcon as? Int).map { $0 < secondSync - 1 } ?? false }
+        #expect(beforeSync.contains { $0.status != nil || $0.imageBuffer == nil }, "no frame reported the loss")
+        // From the second IDR on (display order from there), the pictures are the clean ones.
+        let tail = outputs.suffix(samples.count - secondSync).map { $0.imageBuffer?.md5 }
+        #expect(tail == oracle.suffix(samples.count - secondSync).map(\.md5))
+        #expect(outputs.suffix(samples.count - secondSync).allSatisfy { $0.status == nil })
+    }
+
     @Test func nativeFormatRequestIsNoConversion() throws {
         // Asking for the native format is asking for no conversion: zero copy, no pool.
         let samples = try Self.samples(Self.bpyramid)

@@ -137,3 +137,31 @@ import Testing
         return digest.finish()
     }
 }
+
+/// Streams the software decoder cannot handle are refused at creation, with the reason.
+@Suite struct UnsupportedStreamTests {
+    /// The HEVC fixture's parameter sets with `general_profile_idc` in its SPS set to `profile`.
+    static func hevcFormat(profile: UInt8) throws -> VideoFormatDescription {
+        let stream = try #require(StreamFile.validFixtures.first { $0.name == "hevc-main.265" })
+        var sets = AnnexB.split(try stream.bytes()).map(Array.init).filter { (32...34).contains(($0[0] >> 1) & 0x3F) }
+        let spsIndex = try #require(sets.firstIndex { ($0[0] >> 1) & 0x3F == 33 })
+        // SPS: 2-byte NAL header, 1 byte of ids, then general_profile_space(2) tier(1) profile_idc(5).
+        sets[spsIndex][3] = (sets[spsIndex][3] & 0xE0) | profile
+        return try VideoFormatDescription(hevcParameterSets: Array(sets.prefix(3)))
+    }
+
+    @Test func anHEVCProfileLibavcodecLacksIsRefusedWithTheReason() throws {
+        let format = try Self.hevcFormat(profile: 9)
+        #expect(format.stream.profileName == "SCC")
+        do {
+            _ = try DecompressionSession(formatDescription: format) { _ in }
+            Issue.record("an SCC stream was accepted")
+        } catch {
+            #expect(error == .couldNotFindVideoDecoder)
+            #expect(error.reason.contains("SCC"))
+        }
+        // The same stream with its real profile is accepted.
+        let session = try DecompressionSession(formatDescription: try Self.hevcFormat(profile: 1)) { _ in }
+        session.invalidate()
+    }
+}

@@ -92,17 +92,14 @@ public final class DecompressionSession: Sendable {
     ///   - imageBufferAttributes: The output format; nil keeps the decoder's native format.
     ///   - outputHandler: Called once per decoded frame (see ``DecompressionSession``).
     /// - Throws: ``VTError/couldNotFindVideoDecoder`` when hardware is required (not available
-    ///   yet) or the codec is unknown; ``VTError/parameter`` for attributes that name a pixel
+    ///   yet), or the codec, profile or bit depth is not supported (the reason says which); ``VTError/parameter`` for attributes that name a pixel
     ///   format VAToolbox cannot produce or a size that is not positive;
     ///   ``VTError/couldNotCreateInstance`` when libavcodec refuses the stream.
     public init(
         formatDescription: VideoFormatDescription, decoderSpecification: DecoderSpecification = DecoderSpecification(),
         imageBufferAttributes: ImageBufferAttributes? = nil, outputHandler: @escaping OutputHandler
     ) throws(VTError) {
-        guard formatDescription.codecType == .h264 || formatDescription.codecType == .hevc else {
-            throw VTError.couldNotFindVideoDecoder.with(
-                "no decoder for codec \(formatDescription.codecType); VAToolbox decodes H.264 and HEVC")
-        }
+        try Self.checkSupported(formatDescription)
         if decoderSpecification.hardwareAcceleration == .required {
             throw VTError.couldNotFindVideoDecoder.with(
                 "hardware decoding was required, but VAToolbox has no VA-API decoder yet",
@@ -222,7 +219,10 @@ public final class DecompressionSession: Sendable {
         onQueueSync {
             guard let software = decoder.softwareIfAlive else { return }
             deliver(software.drain(), lostAfterDrain: true)
-            state.withLock { $0.needsSync = true }
+            state.withLock {
+                $0.needsSync = true
+                $0.continuity.reset()
+            }
         }
     }
 
@@ -284,6 +284,11 @@ public final class DecompressionSession: Sendable {
         guard let software = decoder.softwareIfAlive else { return }
         let skip = state.withLock { state -> Bool in
             if job.sample.isSync { state.needsSync = false }
+            if job.sample.formatDescription != state.continuityFormat {
+                state.continuity.learn(job.sample.formatDescription)
+                state.continuityFormat = job.sample.formatDescription
+            }
+            if state.continuity.follow(job.sample) { state.pending[job.token]?.missingReference = true }
             return state.needsSync
         }
         if skip {
@@ -330,6 +335,13 @@ public final class DecompressionSession: Sendable {
     /// the attributes ask for another format or size.
     private func finish(_ token: Int64, status: VTError?, image: PixelBuffer?) {
         guard let pending = state.withLock({ $0.pending.removeValue(forKey: token) }) else { return }
+        // libavcodec conceals a lost reference without flagging the frames it damages.
+        let status =
+            status
+            ?? (pending.missingReference
+                ? VTError.videoDecoderReferenceMissing.with(
+                    "a reference picture this frame depends on is missing (frame_num gap)")
+                : nil)
         guard let image, !pending.flags.contains(.doNotOutputFrame) else {
             outputHandler(pending.output(status: status, image: nil))
             return
@@ -344,6 +356,35 @@ public final class DecompressionSession: Sendable {
             outputHandler(pending.output(status: status, image: converted))
         } catch {
             outputHandler(pending.output(status: error, image: nil))
+        }
+    }
+
+    /// HEVC profiles libavcodec 5.1 decodes: Main, Main 10, Main Still Picture, format range
+    /// extensions. (Screen content coding, multiview, scalable and 3D are not.)
+    static let decodableHEVCProfiles: Set<Int> = [1, 2, 3, 4]
+
+    /// Checks that the software decoder can decode the stream and hand out its pictures.
+    ///
+    /// - Throws: ``VTError/couldNotFindVideoDecoder`` naming what is not supported: the codec,
+    ///   an HEVC profile libavcodec lacks, or a bit depth above 10 (no pixel format to hand out).
+    static func checkSupported(_ format: VideoFormatDescription) throws(VTError) {
+        guard format.codecType == .h264 || format.codecType == .hevc else {
+            throw VTError.couldNotFindVideoDecoder.with(
+                "no decoder for codec \(format.codecType); VAToolbox decodes H.264 and HEVC")
+        }
+        let stream = format.stream
+        if format.codecType == .hevc && !decodableHEVCProfiles.contains(stream.profileIdc) {
+            throw VTError.couldNotFindVideoDecoder.with(
+                "HEVC profile \(stream.profileName) (general_profile_idc \(stream.profileIdc)) is not supported by the "
+                    + "software decoder; it decodes Main, Main 10, Main Still Picture and format range extensions")
+        }
+        guard max(stream.bitDepthLuma, stream.bitDepthChroma) <= 10 else {
+            throw VTError.couldNotFindVideoDecoder.with(
+                "the stream has \(max(stream.bitDepthLuma, stream.bitDepthChroma))-bit samples; VAToolbox decodes 8- and 10-bit video"
+            )
+        }
+        if format.codecType == .hevc && stream.chromaFormatIdc == 0 && stream.bitDepthLuma > 8 {
+            throw VTError.couldNotFindVideoDecoder.with("monochrome video above 8 bits is not supported")
         }
     }
 
@@ -405,6 +446,8 @@ extension DecompressionSession {
         let timing: SampleTimingInfo
         let flags: DecodeFrameFlags
         let refcon: (any Sendable)?
+        /// Set when the frame was decoded after a reference picture went missing.
+        var missingReference = false
 
         func output(status: VTError?, image: PixelBuffer?) -> DecompressionOutput {
             var info: DecodeInfoFlags = flags.contains(.enableAsynchronousDecompression) ? .asynchronous : []
@@ -426,6 +469,10 @@ extension DecompressionSession {
         var needsSync = false
         /// The pool of converted output, once there is one.
         var pool: PixelBufferPool?
+        /// H.264 reference continuity, to flag frames decoded without a lost reference.
+        var continuity = ReferenceContinuity()
+        /// The description whose parameter sets `continuity` last learned.
+        var continuityFormat: VideoFormatDescription?
     }
 
     /// One frame's work for the queue.
