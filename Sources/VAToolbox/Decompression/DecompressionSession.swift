@@ -53,8 +53,9 @@ public final class DecompressionSession: Sendable {
     public var hardwareUnavailableReason: String? {
         "the VA-API decoder is not part of VAToolbox yet; decoding on the CPU with libavcodec"
     }
-    /// The pixel format the decoder produces for this stream, which the session hands out without
-    /// copying (`kVTDecompressionPropertyKey_…` has no equivalent; CoreVideo's is the decoder's choice).
+    /// The pixel format the decoder produces for the session's first format description, handed
+    /// out without copying when no other format is requested. (A later format with another bit
+    /// depth or chroma format changes it; each ``PixelBuffer`` says its own.)
     public let nativePixelFormat: PixelFormat
     /// The decoder's settings.
     public let decoderSpecification: DecoderSpecification
@@ -92,8 +93,9 @@ public final class DecompressionSession: Sendable {
     ///   - imageBufferAttributes: The output format; nil keeps the decoder's native format.
     ///   - outputHandler: Called once per decoded frame (see ``DecompressionSession``).
     /// - Throws: ``VTError/couldNotFindVideoDecoder`` when hardware is required (not available
-    ///   yet), or the codec, profile or bit depth is not supported (the reason says which); ``VTError/parameter`` for attributes that name a pixel
-    ///   format VAToolbox cannot produce or a size that is not positive;
+    ///   yet), or the codec, profile or bit depth is not supported (the reason says which);
+    ///   ``VTError/parameter`` for attributes that name a pixel format VAToolbox cannot produce
+    ///   or a size outside 1…16384;
     ///   ``VTError/couldNotCreateInstance`` when libavcodec refuses the stream.
     public init(
         formatDescription: VideoFormatDescription, decoderSpecification: DecoderSpecification = DecoderSpecification(),
@@ -188,10 +190,10 @@ public final class DecompressionSession: Sendable {
     /// Whether the session can go on decoding samples of `newFormat` —
     /// `VTDecompressionSessionCanAcceptFormatDescription`.
     ///
-    /// True for the same codec and NAL unit length size: the decoder reconfigures from the new
-    /// parameter sets, which the session sends in band ahead of the next sample (resolution,
-    /// profile and bit-depth changes included). False for another codec or length size: create a
-    /// new session.
+    /// True for the same codec and NAL unit length size, in a profile and bit depth the decoder
+    /// supports: the decoder reconfigures from the new parameter sets, which the session sends in
+    /// band ahead of the next sample (resolution, profile and bit-depth changes included). False
+    /// otherwise: create a new session.
     public func canAcceptFormatDescription(_ newFormat: VideoFormatDescription) -> Bool {
         state.withLock { !$0.isInvalidated && Self.canAccept(newFormat, after: $0.formatDescription) }
     }
@@ -308,6 +310,9 @@ public final class DecompressionSession: Sendable {
             let pictures = try software.send(data, token: job.token)
             deliver(pictures, lostAfterDrain: false)
         } catch {
+            // With frame threads libavcodec may report an earlier packet's failure here; the
+            // frame is then reported against this sample, and a picture that still comes for it
+            // later is not handed out twice (`finish` forgets a token once reported).
             finish(job.token, status: error, image: nil)
         }
     }
@@ -422,6 +427,7 @@ public final class DecompressionSession: Sendable {
 
     private static func canAccept(_ newFormat: VideoFormatDescription, after current: VideoFormatDescription) -> Bool {
         newFormat.codecType == current.codecType && newFormat.nalUnitHeaderLength == current.nalUnitHeaderLength
+            && (try? checkSupported(newFormat)) != nil
     }
 
     /// The pixel format libavcodec decodes a stream to, from its chroma format, bit depth and range.
