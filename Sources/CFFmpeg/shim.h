@@ -7,6 +7,7 @@
 #include <libavutil/error.h>
 #include <libavutil/frame.h>
 #include <libavutil/hwcontext.h>
+#include <libavutil/hwcontext_vaapi.h>
 #include <libavutil/imgutils.h>
 #include <libavutil/md5.h>
 #include <libavutil/pixdesc.h>
@@ -42,4 +43,86 @@ static inline int CFFmpeg_frame_fill(AVFrame *frame, AVBufferRef *buffer, int al
 static inline int CFFmpeg_sws_scale_frame(struct SwsContext *context, const AVFrame *source, AVFrame *destination) {
     return sws_scale(context, (const uint8_t *const *)source->data, source->linesize, 0, source->height,
                      destination->data, destination->linesize);
+}
+
+/// The callback libavutil runs when the last reference to a device context goes away.
+typedef void (*CFFmpeg_device_free_callback)(void *opaque);
+
+/// The `AVHWDeviceContext` free hook: forwards to the callback stored with the context.
+static inline void CFFmpeg_device_free_trampoline(AVHWDeviceContext *device) {
+    CFFmpeg_device_free_callback callback = (CFFmpeg_device_free_callback)((void **)device->user_opaque)[0];
+    void *opaque = ((void **)device->user_opaque)[1];
+    av_free(device->user_opaque);
+    device->user_opaque = NULL;
+    callback(opaque);
+}
+
+/// Wraps an initialised `VADisplay` in a new VA-API `AVHWDeviceContext` (the display stays the
+/// caller's: libavutil does not terminate it). `on_free(opaque)` runs when the last reference to
+/// the device context — held by every frames context and so by every decoded surface — goes
+/// away, which is when the display may be terminated. Returns NULL with `*status` set on failure
+/// (and then does not call `on_free`).
+static inline AVBufferRef *CFFmpeg_vaapi_device_create(void *display, CFFmpeg_device_free_callback on_free,
+                                                       void *opaque, int *status) {
+    AVBufferRef *reference = av_hwdevice_ctx_alloc(AV_HWDEVICE_TYPE_VAAPI);
+    if (!reference) {
+        *status = AVERROR(ENOMEM);
+        return NULL;
+    }
+    AVHWDeviceContext *device = (AVHWDeviceContext *)reference->data;
+    ((AVVAAPIDeviceContext *)device->hwctx)->display = display;
+    *status = av_hwdevice_ctx_init(reference);
+    if (*status < 0) {
+        av_buffer_unref(&reference);
+        return NULL;
+    }
+    void **hook = av_malloc(2 * sizeof(void *));
+    if (!hook) {
+        *status = AVERROR(ENOMEM);
+        av_buffer_unref(&reference);
+        return NULL;
+    }
+    hook[0] = (void *)on_free;
+    hook[1] = opaque;
+    device->user_opaque = hook;
+    device->free = CFFmpeg_device_free_trampoline;
+    return reference;
+}
+
+/// The `VADisplay` of a VA-API frame (`AV_PIX_FMT_VAAPI`), through its frames and device contexts.
+static inline void *CFFmpeg_frame_vaapi_display(const AVFrame *frame) {
+    if (!frame->hw_frames_ctx) return NULL;
+    AVHWFramesContext *frames = (AVHWFramesContext *)frame->hw_frames_ctx->data;
+    return ((AVVAAPIDeviceContext *)frames->device_ctx->hwctx)->display;
+}
+
+/// The `VASurfaceID` a VA-API frame lives in (`data[3]`).
+static inline unsigned int CFFmpeg_frame_vaapi_surface(const AVFrame *frame) {
+    return (unsigned int)(uintptr_t)frame->data[3];
+}
+
+/// The software pixel format of a hardware frame's surfaces (`AV_PIX_FMT_NONE` for a software frame).
+static inline enum AVPixelFormat CFFmpeg_frame_hw_sw_format(const AVFrame *frame) {
+    if (!frame->hw_frames_ctx) return AV_PIX_FMT_NONE;
+    return ((AVHWFramesContext *)frame->hw_frames_ctx->data)->sw_format;
+}
+
+/// The size of a hardware frame's surfaces (the frames context's, before cropping); 0 for a software frame.
+static inline void CFFmpeg_frame_hw_size(const AVFrame *frame, int *width, int *height) {
+    *width = 0;
+    *height = 0;
+    if (!frame->hw_frames_ctx) return;
+    AVHWFramesContext *frames = (AVHWFramesContext *)frame->hw_frames_ctx->data;
+    *width = frames->width;
+    *height = frames->height;
+}
+
+/// Points a software frame's two planes into mapped memory, which `buffer` owns.
+static inline void CFFmpeg_frame_set_planes(AVFrame *frame, AVBufferRef *buffer, uint8_t *luma, int luma_pitch,
+                                            uint8_t *chroma, int chroma_pitch) {
+    frame->buf[0] = buffer;
+    frame->data[0] = luma;
+    frame->linesize[0] = luma_pitch;
+    frame->data[1] = chroma;
+    frame->linesize[1] = chroma_pitch;
 }

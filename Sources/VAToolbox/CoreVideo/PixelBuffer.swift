@@ -3,8 +3,10 @@ import Synchronization
 
 /// A decoded picture — `CVPixelBuffer`.
 ///
-/// A buffer from the software decoder references the decoder's own frame memory: nothing is
-/// copied to hand it to you (``copiedByteCount`` is 0). Its pixels are reached through
+/// A buffer from the software decoder references the decoder's own frame memory, and one from
+/// the VA-API decoder is the GPU surface the picture was decoded into: nothing is copied to hand
+/// it to you (``copiedByteCount`` is 0). A surface is read back only while it is locked, and can
+/// be shared with a GPU API without a copy through ``exportDMABuf()``. Its pixels are reached through
 /// ``withLockedPlanes(_:_:)``, the equivalent of `CVPixelBufferLockBaseAddress` +
 /// `CVPixelBufferGetBaseAddressOfPlane` + `CVPixelBufferUnlockBaseAddress`; the addresses are valid
 /// only inside the closure. The picture is already cropped to the stream's cropping window
@@ -23,6 +25,13 @@ public final class PixelBuffer: Sendable, CustomStringConvertible {
     /// The number of planes (`CVPixelBufferGetPlaneCount`; 1 for packed formats).
     public let planeCount: Int
 
+    /// Whether the picture is a VA surface in GPU memory (decoded on VA-API): locking it reads it
+    /// back (`vaGetImage`), and ``exportDMABuf()`` shares it without a copy. False for pictures
+    /// in CPU memory, and for a surface made writable (which copies it to CPU memory).
+    public var isGPUSurface: Bool {
+        frame.withLock { $0.pointer.pointee.format.pixelFormat == AV_PIX_FMT_VAAPI }
+    }
+
     /// The frame, behind a lock: read-only locks share it, a read-write lock may replace it by a
     /// private copy first (`av_frame_make_writable`).
     private let frame: Mutex<FrameReference>
@@ -40,7 +49,9 @@ public final class PixelBuffer: Sendable, CustomStringConvertible {
         width = Int(pointer.pointee.width)
         height = Int(pointer.pointee.height)
         self.pixelFormat = pixelFormat
-        planeCount = Int(av_pix_fmt_count_planes(pointer.pointee.format.pixelFormat))
+        let isSurface = pointer.pointee.format.pixelFormat == AV_PIX_FMT_VAAPI
+        let dataFormat = isSurface ? CFFmpeg_frame_hw_sw_format(pointer) : pointer.pointee.format.pixelFormat
+        planeCount = Int(av_pix_fmt_count_planes(dataFormat))
         self.frame = Mutex(frame)
         copied.store(copiedByteCount, ordering: .relaxed)
     }
@@ -69,16 +80,25 @@ public final class PixelBuffer: Sendable, CustomStringConvertible {
     }
 
     /// Lends the planes for reading, for the duration of `body` (`CVPixelBufferLockBaseAddress`
-    /// with `kCVPixelBufferLock_ReadOnly` … `CVPixelBufferUnlockBaseAddress`). Costs nothing.
+    /// with `kCVPixelBufferLock_ReadOnly` … `CVPixelBufferUnlockBaseAddress`). Costs nothing for
+    /// a picture in CPU memory; a GPU surface (``isGPUSurface``) is read back into CPU memory for
+    /// the lock (`vaGetImage`, one copy) and the read-back is released when `body` returns.
     ///
     /// - Parameter body: Reads the planes. Do not let the addresses escape it, and do not write
-    ///   through them: the memory may be a reference picture of the decoder.
+    ///   through them: the memory may be a reference picture of the decoder. For a GPU surface
+    ///   that cannot be read back (the device was lost) it receives no planes.
     /// - Throws: Only what `body` throws.
     public func withLockedPlanes<Result, Failure: Error>(_ body: ([Plane]) throws(Failure) -> Result) throws(Failure)
         -> Result
     {
         try frame.withLock { (reference: inout FrameReference) throws(Failure) -> Result in
-            try body(Self.planes(of: reference.pointer))
+            guard reference.pointer.pointee.format.pixelFormat == AV_PIX_FMT_VAAPI else {
+                return try body(Self.planes(of: reference.pointer))
+            }
+            // A surface is read back for the lock and the read-back freed at unlock. A surface
+            // that cannot be read back (the GPU failed) lends no planes.
+            guard let mapped = try? SurfaceMapping.map(reference.pointer) else { return try body([]) }
+            return try body(Self.planes(of: mapped.pointer))
         }
     }
 
@@ -92,7 +112,10 @@ public final class PixelBuffer: Sendable, CustomStringConvertible {
         -> Result
     {
         try frame.withLock { (reference: inout FrameReference) throws(VTError) -> Result in
-            if av_frame_is_writable(reference.pointer) == 0 {
+            if reference.pointer.pointee.format.pixelFormat == AV_PIX_FMT_VAAPI {
+                reference = try SurfaceMapping.download(reference.pointer)
+                copied.add(Self.byteCount(reference.pointer), ordering: .relaxed)
+            } else if av_frame_is_writable(reference.pointer) == 0 {
                 try FFmpegStatus.check(
                     av_frame_make_writable(reference.pointer), "av_frame_make_writable",
                     "copying a shared frame to write to it")
@@ -112,7 +135,21 @@ public final class PixelBuffer: Sendable, CustomStringConvertible {
     /// Runs `body` with the frame, read-only, for the library's converters.
     func withFrame<Result>(_ body: (UnsafePointer<AVFrame>) throws(VTError) -> Result) throws(VTError) -> Result {
         try frame.withLock { (reference: inout FrameReference) throws(VTError) -> Result in
-            try body(UnsafePointer(reference.pointer))
+            guard reference.pointer.pointee.format.pixelFormat == AV_PIX_FMT_VAAPI else {
+                return try body(UnsafePointer(reference.pointer))
+            }
+            let mapped = try SurfaceMapping.map(reference.pointer)
+            return try body(UnsafePointer(mapped.pointer))
+        }
+    }
+
+    /// Runs `body` with the VA frame when the picture is a GPU surface, with nil otherwise.
+    func withSurfaceFrame<Result>(_ body: (UnsafePointer<AVFrame>?) throws(VTError) -> Result) throws(VTError)
+        -> Result
+    {
+        try frame.withLock { (reference: inout FrameReference) throws(VTError) -> Result in
+            let isSurface = reference.pointer.pointee.format.pixelFormat == AV_PIX_FMT_VAAPI
+            return try body(isSurface ? UnsafePointer(reference.pointer) : nil)
         }
     }
 

@@ -23,16 +23,26 @@ public struct DecoderSpecification: Sendable, Hashable {
     /// Low-latency decoding (`kVTDecompressionPropertyKey_RealTime`): slice threads instead of
     /// frame threads, so no frame waits for other threads. Output order is unchanged.
     public var realTime: Bool
+    /// After this many GPU faults in a row (frames reported as
+    /// ``VTError/videoDecoderMalfunction``), a session whose hardware acceleration is
+    /// ``HardwareAcceleration/preferred`` continues on the CPU from the next sync sample. At least 1.
+    public var maximumConsecutiveHardwareFaults: Int
 
     /// Creates a specification.
+    ///
+    /// The user's environment may change the default: `VATOOLBOX_HWACCEL=none` turns
+    /// ``HardwareAcceleration/preferred`` into ``HardwareAcceleration/disabled``, `=vaapi` into
+    /// ``HardwareAcceleration/required``; `VATOOLBOX_RENDER_NODE` names the node when
+    /// `renderNodePath` is nil. An explicit `.required` or `.disabled` is never overridden.
     public init(
         hardwareAcceleration: HardwareAcceleration = .preferred, renderNodePath: String? = nil, threadCount: Int = 0,
-        realTime: Bool = false
+        realTime: Bool = false, maximumConsecutiveHardwareFaults: Int = 3
     ) {
         self.hardwareAcceleration = hardwareAcceleration
         self.renderNodePath = renderNodePath
         self.threadCount = threadCount
         self.realTime = realTime
+        self.maximumConsecutiveHardwareFaults = maximumConsecutiveHardwareFaults
     }
 }
 

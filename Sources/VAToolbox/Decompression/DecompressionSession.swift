@@ -33,9 +33,12 @@ import Synchronization
 ///   ``maximumFramesInFlight`` frames wait for the decoder, and a call beyond that blocks.
 /// - **Damage** gives ``VTError/videoDecoderBadData`` (or ``VTError/videoDecoderReferenceMissing``)
 ///   for the frames it touches; decoding goes on and is clean again from the next sync sample.
-/// - **Software only, for now.** The VA-API path comes with the hardware work;
-///   ``DecoderSpecification/HardwareAcceleration/required`` fails with
-///   ``VTError/couldNotFindVideoDecoder`` until then.
+/// - **GPU or CPU.** With the default specification the session decodes on a VA-API render node
+///   when one can decode the stream, on the CPU otherwise; ``usingHardwareAcceleratedVideoDecoder``
+///   and ``hardwareUnavailableReason`` say which and why. A GPU picture the driver failed to
+///   decode comes out as ``VTError/videoDecoderMalfunction`` without an image; after
+///   ``DecoderSpecification/maximumConsecutiveHardwareFaults`` of them in a row a `.preferred`
+///   session moves to the CPU, from the next sync sample on.
 ///
 /// Thread safety: every method may be called from any thread, also from inside the output handler.
 /// A call from inside the handler runs at once on the session's queue: `finishDelayedFrames()` or
@@ -48,11 +51,14 @@ public final class DecompressionSession: Sendable {
     /// The format description of the stream being decoded (it changes when a new one is accepted).
     public var formatDescription: VideoFormatDescription { state.withLock { $0.formatDescription } }
     /// Whether the GPU decodes (`kVTDecompressionPropertyKey_UsingHardwareAcceleratedVideoDecoder`).
-    public var usingHardwareAcceleratedVideoDecoder: Bool { false }
-    /// Why the GPU is not used, when it is not.
-    public var hardwareUnavailableReason: String? {
-        "the VA-API decoder is not part of VAToolbox yet; decoding on the CPU with libavcodec"
-    }
+    /// It turns false when the session moves to the CPU after GPU faults.
+    public var usingHardwareAcceleratedVideoDecoder: Bool { state.withLock { $0.hardware != nil } }
+    /// Why the GPU is not used, when it is not: hardware acceleration disabled, no render node,
+    /// permission denied, no VA driver, a profile or size the driver lacks, or GPU faults — per
+    /// render node tried. Nil while the GPU decodes.
+    public var hardwareUnavailableReason: String? { state.withLock { $0.hardwareUnavailableReason } }
+    /// The render node decoding, while the GPU decodes.
+    public var renderNode: RenderNode? { state.withLock { $0.hardware?.renderNode } }
     /// The pixel format the decoder produces for the session's first format description, handed
     /// out without copying when no other format is requested. (A later format with another bit
     /// depth or chroma format changes it; each ``PixelBuffer`` says its own.)
@@ -92,8 +98,9 @@ public final class DecompressionSession: Sendable {
     ///   - decoderSpecification: GPU or CPU, threads, real-time mode.
     ///   - imageBufferAttributes: The output format; nil keeps the decoder's native format.
     ///   - outputHandler: Called once per decoded frame (see ``DecompressionSession``).
-    /// - Throws: ``VTError/couldNotFindVideoDecoder`` when hardware is required (not available
-    ///   yet), or the codec, profile or bit depth is not supported (the reason says which);
+    /// - Throws: ``VTError/couldNotFindVideoDecoder`` when hardware is required and no render node
+    ///   can decode the stream, or the codec, profile or bit depth is not supported (the reason
+    ///   says which);
     ///   ``VTError/parameter`` for attributes that name a pixel format VAToolbox cannot produce
     ///   or a size outside 1…16384;
     ///   ``VTError/couldNotCreateInstance`` when libavcodec refuses the stream.
@@ -102,27 +109,28 @@ public final class DecompressionSession: Sendable {
         imageBufferAttributes: ImageBufferAttributes? = nil, outputHandler: @escaping OutputHandler
     ) throws(VTError) {
         try Self.checkSupported(formatDescription)
-        if decoderSpecification.hardwareAcceleration == .required {
-            throw VTError.couldNotFindVideoDecoder.with(
-                "hardware decoding was required, but VAToolbox has no VA-API decoder yet",
-                hint: "use .preferred or .disabled to decode on the CPU")
-        }
-        let native = Self.nativePixelFormat(for: formatDescription)
         try Self.check(imageBufferAttributes)
+        let specification = DecoderSelection.effective(decoderSpecification)
+        let choice = try DecoderSelection.choose(
+            for: formatDescription, specification: specification,
+            heldSurfaces: DecoderSelection.defaultHeldSurfaces + (imageBufferAttributes?.minimumBufferCount ?? 0))
+        let native = Self.nativePixelFormat(for: formatDescription, hardware: choice.decoder.isHardware)
         let wantsTransfer =
             imageBufferAttributes.map {
                 ($0.pixelFormat != nil && $0.pixelFormat != native) || $0.width != nil || $0.height != nil
             } ?? false
         transfer = wantsTransfer ? TransferBox(attributes: imageBufferAttributes ?? ImageBufferAttributes()) : nil
         nativePixelFormat = native
-        self.decoderSpecification = decoderSpecification
+        self.decoderSpecification = specification
         self.outputHandler = outputHandler
-        let software = try SoftwareDecoder(
-            formatDescription: formatDescription,
-            configuration: .init(threadCount: decoderSpecification.threadCount, realTime: decoderSpecification.realTime)
-        )
-        decoder = DecoderBox(software)
-        state = Mutex(State(formatDescription: formatDescription))
+        decoder = DecoderBox(choice.decoder)
+        var initial = State(formatDescription: formatDescription)
+        initial.hardwareUnavailableReason = choice.hardwareUnavailableReason
+        if let hardware = choice.decoder as? VAAPIDecoder {
+            initial.hardware = HardwareState(
+                renderNode: hardware.device.renderNode, capabilities: hardware.device.capabilities)
+        }
+        state = Mutex(initial)
         queue = DispatchQueue(label: "VAToolbox.DecompressionSession")
         queue.setSpecific(key: onQueue, value: true)
     }
@@ -156,7 +164,7 @@ public final class DecompressionSession: Sendable {
             }
             var parameterSets: [[UInt8]] = []
             if !sample.formatDescription.isEqualIgnoringExtensions(state.formatDescription) {
-                guard Self.canAccept(sample.formatDescription, after: state.formatDescription) else {
+                guard canAccept(sample.formatDescription, in: state) else {
                     throw VTError.formatDescriptionChangeNotSupported.with(
                         "the sample's format (\(sample.formatDescription)) cannot follow \(state.formatDescription) in this session",
                         hint: "create a new session for it")
@@ -195,7 +203,7 @@ public final class DecompressionSession: Sendable {
     /// band ahead of the next sample (resolution, profile and bit-depth changes included). False
     /// otherwise: create a new session.
     public func canAcceptFormatDescription(_ newFormat: VideoFormatDescription) -> Bool {
-        state.withLock { !$0.isInvalidated && Self.canAccept(newFormat, after: $0.formatDescription) }
+        state.withLock { !$0.isInvalidated && canAccept(newFormat, in: $0) }
     }
 
     /// Waits until every asynchronous frame has been decoded and handed out, except those held
@@ -219,8 +227,8 @@ public final class DecompressionSession: Sendable {
     public func finishDelayedFrames() throws(VTError) {
         try checkValid()
         onQueueSync {
-            guard let software = decoder.softwareIfAlive else { return }
-            deliver(software.drain(), lostAfterDrain: true)
+            guard let current = decoder.current else { return }
+            deliver(current.drain(), lostAfterDrain: true)
             state.withLock {
                 $0.needsSync = true
                 $0.continuity.reset()
@@ -283,7 +291,6 @@ public final class DecompressionSession: Sendable {
     private func run(_ job: Job) {
         let isInvalidated = state.withLock { $0.isInvalidated }
         guard !isInvalidated else { return }  // invalidate() reports the frame
-        guard let software = decoder.softwareIfAlive else { return }
         let skip = state.withLock { state -> Bool in
             if job.sample.isSync { state.needsSync = false }
             if job.sample.formatDescription != state.continuityFormat {
@@ -300,20 +307,105 @@ public final class DecompressionSession: Sendable {
                 image: nil)
             return
         }
+        decode(job)
+    }
+
+    /// Sends one sample to the decoder and hands out what comes back; moves to the CPU when the
+    /// GPU cannot go on and the specification allows it.
+    private func decode(_ job: Job) {
+        guard let current = decoder.current else {
+            finish(
+                job.token, status: VTError.couldNotCreateInstance.with("the session has no working decoder"),
+                image: nil)
+            return
+        }
         var data = job.sample.data
         if !job.parameterSets.isEmpty {
-            software.adopt(job.sample.formatDescription)
+            current.adopt(job.sample.formatDescription)
             let lengthSize = job.sample.formatDescription.nalUnitHeaderLength
             data = ((try? AVCC.join(job.parameterSets, lengthSize: lengthSize)) ?? []) + data
         }
         do {
-            let pictures = try software.send(data, token: job.token)
+            let pictures = try current.send(data, token: job.token)
             deliver(pictures, lostAfterDrain: false)
         } catch {
+            if let hardware = current as? VAAPIDecoder, let failure = hardware.initializationFailure,
+                decoderSpecification.hardwareAcceleration == .preferred
+            {
+                // libavcodec could not start the hwaccel (a new stream configuration the driver
+                // refuses): the sample goes to the CPU instead.
+                moveToSoftware(
+                    because: "VA-API on \(hardware.device.renderNode.path) could not decode the stream: "
+                        + failure.reason, format: job.sample.formatDescription, sentUpTo: job.token - 1)
+                if job.sample.isSync {
+                    state.withLock { $0.needsSync = false }
+                    decode(job)
+                } else {
+                    finish(
+                        job.token,
+                        status: VTError.videoDecoderReferenceMissing.with("decoding restarts at the next sync sample"),
+                        image: nil)
+                }
+                return
+            }
             // With frame threads libavcodec may report an earlier packet's failure here; the
             // frame is then reported against this sample, and a picture that still comes for it
             // later is not handed out twice (`finish` forgets a token once reported).
+            if current.isHardware { countHardwareResult(error) }
             finish(job.token, status: error, image: nil)
+        }
+        let faults = state.withLock { $0.consecutiveHardwareFaults }
+        if faults >= max(1, decoderSpecification.maximumConsecutiveHardwareFaults),
+            decoderSpecification.hardwareAcceleration == .preferred, let hardware = current as? VAAPIDecoder
+        {
+            moveToSoftware(
+                because: "the GPU (\(hardware.device.renderNode.path)) failed to decode \(faults) pictures in a row; "
+                    + "decoding continues on the CPU from the next sync sample",
+                format: job.sample.formatDescription, sentUpTo: job.token)
+        }
+    }
+
+    /// Counts GPU faults in a row: a malfunction adds one, a clean picture starts again at zero.
+    private func countHardwareResult(_ status: VTError?) {
+        state.withLock { state in
+            if status == VTError.videoDecoderMalfunction {
+                state.consecutiveHardwareFaults += 1
+            } else {
+                state.consecutiveHardwareFaults = 0
+            }
+        }
+    }
+
+    /// Replaces the GPU decoder by a CPU one: hands out the pictures the GPU still holds, reports
+    /// the frames it took and will never return, and waits for a sync sample.
+    ///
+    /// - Parameters:
+    ///   - reason: Why, for ``hardwareUnavailableReason``.
+    ///   - format: The stream's current description.
+    ///   - sentUpTo: The last token the GPU decoder was given.
+    private func moveToSoftware(because reason: String, format: VideoFormatDescription, sentUpTo: Int64) {
+        guard let hardware = decoder.current as? VAAPIDecoder else { return }
+        deliver(hardware.drain(), lostAfterDrain: false)
+        let abandoned = state.withLock { $0.pending.keys.filter { $0 <= sentUpTo }.sorted() }
+        for token in abandoned {
+            finish(
+                token,
+                status: VTError.videoDecoderMalfunction.with(
+                    "the GPU decoder was abandoned before it output this frame"),
+                image: nil)
+        }
+        var why = reason
+        do {
+            decoder.replace(with: try DecoderSelection.software(for: format, specification: decoderSpecification))
+        } catch {
+            decoder.release()
+            why += "; the CPU decoder could not start either: \(error.reason)"
+        }
+        state.withLock { state in
+            state.hardware = nil
+            state.hardwareUnavailableReason = why
+            state.needsSync = true
+            state.consecutiveHardwareFaults = 0
         }
     }
 
@@ -324,7 +416,9 @@ public final class DecompressionSession: Sendable {
     /// as long as the stream's references keep it out of output order (long-term references do),
     /// so no amount of waiting during decoding proves a picture lost.
     private func deliver(_ pictures: [DecodedPicture], lostAfterDrain: Bool) {
+        let isHardware = decoder.current?.isHardware ?? false
         for picture in pictures {
+            if isHardware { countHardwareResult(picture.damage) }
             finish(picture.token, status: picture.damage, image: picture.pixelBuffer)
         }
         guard lostAfterDrain else { return }
@@ -425,14 +519,26 @@ public final class DecompressionSession: Sendable {
         }
     }
 
-    private static func canAccept(_ newFormat: VideoFormatDescription, after current: VideoFormatDescription) -> Bool {
-        newFormat.codecType == current.codecType && newFormat.nalUnitHeaderLength == current.nalUnitHeaderLength
-            && (try? checkSupported(newFormat)) != nil
+    /// Whether the session can go on with `newFormat`: the same codec and length size, a stream
+    /// the CPU decoder supports and, when the GPU is required, one the GPU's driver decodes.
+    private func canAccept(_ newFormat: VideoFormatDescription, in state: State) -> Bool {
+        let current = state.formatDescription
+        guard newFormat.codecType == current.codecType, newFormat.nalUnitHeaderLength == current.nalUnitHeaderLength,
+            (try? Self.checkSupported(newFormat)) != nil
+        else { return false }
+        guard decoderSpecification.hardwareAcceleration == .required, let hardware = state.hardware else { return true }
+        return (try? hardware.capabilities.profile(for: newFormat).get()) != nil
     }
 
-    /// The pixel format libavcodec decodes a stream to, from its chroma format, bit depth and range.
-    static func nativePixelFormat(for format: VideoFormatDescription) -> PixelFormat {
+    /// The pixel format a stream decodes to: NV12 or P010 from VA-API (`hardware`), and from
+    /// libavcodec on the CPU the planar format of its chroma format, bit depth and range.
+    static func nativePixelFormat(for format: VideoFormatDescription, hardware: Bool = false) -> PixelFormat {
         let stream = format.stream
+        if hardware {
+            let fullRange = format.extensions.fullRangeVideo
+            if stream.bitDepthLuma > 8 { return fullRange ? .p010FullRange : .p010VideoRange }
+            return fullRange ? .nv12FullRange : .nv12VideoRange
+        }
         let chroma = format.codecType == .h264 && stream.chromaFormatIdc == 0 ? 1 : stream.chromaFormatIdc
         switch (chroma, stream.bitDepthLuma > 8) {
         case (0, false): return .gray8
@@ -479,6 +585,18 @@ extension DecompressionSession {
         var continuity = ReferenceContinuity()
         /// The description whose parameter sets `continuity` last learned.
         var continuityFormat: VideoFormatDescription?
+        /// The GPU in use; nil on the CPU.
+        var hardware: HardwareState?
+        /// Why the GPU is not in use.
+        var hardwareUnavailableReason: String?
+        /// GPU faults in a row.
+        var consecutiveHardwareFaults = 0
+    }
+
+    /// What the session knows of the GPU it decodes on.
+    struct HardwareState: Sendable {
+        let renderNode: RenderNode
+        let capabilities: HardwareCapabilities
     }
 
     /// One frame's work for the queue.
@@ -510,9 +628,11 @@ extension DecompressionSession {
     /// inside `run`, `finishDelayedFrames` or `invalidate`, all on that queue), so it is never
     /// touched by two threads at once; the box only carries it there.
     final class DecoderBox: @unchecked Sendable {
-        private var decoder: SoftwareDecoder?
-        init(_ decoder: SoftwareDecoder) { self.decoder = decoder }
-        var softwareIfAlive: SoftwareDecoder? { decoder }
+        private var decoder: LibavcodecDecoder?
+        init(_ decoder: LibavcodecDecoder) { self.decoder = decoder }
+        /// The decoder, until the session is invalidated.
+        var current: LibavcodecDecoder? { decoder }
+        func replace(with other: LibavcodecDecoder) { decoder = other }
         func release() { decoder = nil }
     }
 }

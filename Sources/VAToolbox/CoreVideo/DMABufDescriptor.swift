@@ -1,0 +1,146 @@
+internal import CFFmpeg
+internal import CVAAPI
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A GPU surface shared as DMA-BUF file descriptors (DRM PRIME), for zero-copy import into EGL
+/// (`EGL_EXT_image_dma_buf_import`), Vulkan (`VK_EXT_external_memory_dma_buf`) or a KMS plane.
+///
+/// The descriptor owns its file descriptors and closes them when it goes away; `dup` one to keep
+/// it longer. The memory is the decoder's surface: treat it as read-only, and keep the
+/// ``PixelBuffer`` alive while the GPU reads it, or the decoder may decode into it again.
+public final class DMABufDescriptor: Sendable, CustomStringConvertible {
+    /// One DMA-BUF (a memory object) of the surface.
+    public struct Object: Sendable, Hashable {
+        /// The DMA-BUF file descriptor, owned by the descriptor.
+        public let fd: Int32
+        /// The object's size in bytes.
+        public let size: Int
+        /// The DRM format modifier (tiling) of the object; `DRM_FORMAT_MOD_LINEAR` is 0.
+        public let modifier: UInt64
+    }
+
+    /// One plane of a layer.
+    public struct Plane: Sendable, Hashable {
+        /// The index in ``objects`` of the object holding the plane.
+        public let objectIndex: Int
+        /// Where the plane starts in its object, in bytes.
+        public let offset: Int
+        /// The distance in bytes from one row of the plane to the next.
+        public let pitch: Int
+    }
+
+    /// One layer: an image in one DRM format, as a graphics API imports it.
+    public struct Layer: Sendable, Hashable {
+        /// The layer's DRM FourCC (`DRM_FORMAT_R8`, `DRM_FORMAT_GR88`, `DRM_FORMAT_NV12` …).
+        public let drmFormat: UInt32
+        /// The layer's planes.
+        public let planes: [Plane]
+    }
+
+    /// The surface's overall format as a VA FourCC (`VA_FOURCC_NV12`, `VA_FOURCC_P010`): the
+    /// four characters packed little-endian, as DRM FourCCs are.
+    public let fourCC: UInt32
+    /// The surface's width in pixels (coded size: it may exceed the picture's).
+    public let width: Int
+    /// The surface's height in pixels.
+    public let height: Int
+    /// The memory objects.
+    public let objects: [Object]
+    /// The layers: one per plane with ``PixelBuffer/exportDMABuf(separateLayers:)``'s default,
+    /// one with every plane otherwise.
+    public let layers: [Layer]
+
+    /// `"DMA-BUF NV12 1920x1088: 1 object(s), layers R8 GR88"`.
+    public var description: String {
+        let formats = layers.map { Self.name(ofFourCC: $0.drmFormat) }
+        return "DMA-BUF \(Self.name(ofFourCC: fourCC)) \(width)x\(height): \(objects.count) object(s), layers "
+            + formats.joined(separator: " ")
+    }
+
+    /// The characters of a little-endian FourCC (DRM and VA order): `"NV12"`, `"GR88"`.
+    public static func name(ofFourCC value: UInt32) -> String {
+        let bytes = (0..<4).map { UInt8(truncatingIfNeeded: value >> (8 * $0)) }.filter { $0 > 0x20 && $0 < 0x7f }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    init(fourCC: UInt32, width: Int, height: Int, objects: [Object], layers: [Layer]) {
+        self.fourCC = fourCC
+        self.width = width
+        self.height = height
+        self.objects = objects
+        self.layers = layers
+    }
+
+    deinit {
+        for object in objects { close(object.fd) }
+    }
+
+    /// Exports a VA frame's surface (`vaExportSurfaceHandle`, DRM PRIME 2).
+    static func export(_ frame: UnsafePointer<AVFrame>, separateLayers: Bool) throws(VTError) -> DMABufDescriptor {
+        guard let display = CFFmpeg_frame_vaapi_display(frame) else {
+            throw VTError.parameter.with("the frame is not a VA surface")
+        }
+        let surface = VASurfaceID(CFFmpeg_frame_vaapi_surface(frame))
+        try VAStatusCheck.check(
+            vaSyncSurface(display, surface), "vaSyncSurface", as: .videoDecoderMalfunction,
+            "waiting for the GPU to finish the picture")
+        var prime = VADRMPRIMESurfaceDescriptor()
+        try VAStatusCheck.check(
+            vaExportSurfaceHandle(
+                display, surface, CVAAPI_MEM_TYPE_DRM_PRIME_2,
+                separateLayers ? CVAAPI_EXPORT_READ_SEPARATE : CVAAPI_EXPORT_READ_COMPOSED, &prime),
+            "vaExportSurfaceHandle", as: .pixelTransferNotSupported,
+            "the VA driver cannot export the surface as a DMA-BUF")
+        var objects: [Object] = []
+        for index in 0..<Int(min(prime.num_objects, 4)) {
+            var fd: Int32 = -1
+            var size: UInt32 = 0
+            var modifier: UInt64 = 0
+            CVAAPI_prime_object(&prime, Int32(index), &fd, &size, &modifier)
+            objects.append(Object(fd: fd, size: Int(size), modifier: modifier))
+        }
+        var layers: [Layer] = []
+        for index in 0..<Int(min(prime.num_layers, 4)) {
+            var format: UInt32 = 0
+            var count: UInt32 = 0
+            CVAAPI_prime_layer(&prime, Int32(index), &format, &count)
+            var planes: [Plane] = []
+            for plane in 0..<Int(min(count, 4)) {
+                var object: UInt32 = 0
+                var offset: UInt32 = 0
+                var pitch: UInt32 = 0
+                CVAAPI_prime_plane(&prime, Int32(index), Int32(plane), &object, &offset, &pitch)
+                planes.append(Plane(objectIndex: Int(object), offset: Int(offset), pitch: Int(pitch)))
+            }
+            layers.append(Layer(drmFormat: format, planes: planes))
+        }
+        return DMABufDescriptor(
+            fourCC: prime.fourcc, width: Int(prime.width), height: Int(prime.height),
+            objects: objects, layers: layers)
+    }
+}
+
+extension PixelBuffer {
+    /// Shares the picture's GPU surface as DMA-BUF file descriptors, without a copy
+    /// (`vaExportSurfaceHandle`).
+    ///
+    /// - Parameter separateLayers: One layer per plane (R8 + GR88 for NV12, the form EGL and
+    ///   Vulkan import most widely; the default), or one layer holding every plane.
+    /// - Throws: ``VTError/parameter`` for a picture in CPU memory (decoded on the CPU, or made
+    ///   writable), which has no DMA-BUF; ``VTError/pixelTransferNotSupported`` when the driver
+    ///   cannot export.
+    public func exportDMABuf(separateLayers: Bool = true) throws(VTError) -> DMABufDescriptor {
+        try withSurfaceFrame { (frame) throws(VTError) -> DMABufDescriptor in
+            guard let frame else {
+                throw VTError.parameter.with(
+                    "this pixel buffer is in CPU memory (decoded on the CPU, converted, or made writable); only a "
+                        + "GPU surface decoded on VA-API can be exported as a DMA-BUF",
+                    hint: "check PixelBuffer.isGPUSurface, or decode with hardware acceleration required")
+            }
+            return try DMABufDescriptor.export(frame, separateLayers: separateLayers)
+        }
+    }
+}

@@ -1,0 +1,168 @@
+internal import CFFmpeg
+internal import CVAAPI
+
+/// H.264 / HEVC decoding on the GPU: libavcodec's VA-API hwaccel, running on the session's own
+/// VA display (an `AVHWDeviceContext` wrapping a ``VADevice``), into a surface pool sized here.
+///
+/// Pictures come out as VA surfaces wrapped in pixel buffers: nothing is copied until a buffer is
+/// locked (then the surface is read back with `vaGetImage`) or exported as a DMA-BUF.
+///
+/// Failures:
+/// - libavcodec sets the hwaccel up at the first slice (its `get_format` call); when that fails
+///   (`vaCreateContext`, surface allocation), ``initializationFailure`` says why and the sample
+///   fails, so that the session can start again on the CPU.
+/// - A picture the driver failed to decode (`vaEndPicture` or `vaSyncSurface` failing) comes out
+///   without an image, as ``VTError/videoDecoderMalfunction``.
+final class VAAPIDecoder: LibavcodecDecoder {
+    /// The device decoding.
+    let device: VADevice
+    /// The VA profile in use.
+    let profile: HardwareDecodeProfile
+    /// Why libavcodec could not start the hwaccel, once it could not; nil while it works.
+    var initializationFailure: VTError? { negotiation.failure }
+
+    override var isHardware: Bool { true }
+
+    private let negotiation: FormatNegotiation
+
+    /// Opens libavcodec with the VA-API hwaccel on `device`.
+    ///
+    /// - Parameters:
+    ///   - formatDescription: The stream.
+    ///   - device: The display to decode on.
+    ///   - profile: The VA profile the stream maps to (``HardwareCapabilities``); when it is not the
+    ///     stream's own profile (a containing one), libavcodec is told to accept the mismatch.
+    ///   - extraSurfaces: Surfaces beyond what libavcodec needs for its reference pictures: the
+    ///     pictures the application may hold at once.
+    /// - Throws: ``VTError/couldNotCreateInstance`` when libavutil refuses the display, or what
+    ///   opening libavcodec throws.
+    init(
+        formatDescription: VideoFormatDescription, device: VADevice, profile: HardwareDecodeProfile,
+        extraSurfaces: Int
+    ) throws(VTError) {
+        self.device = device
+        self.profile = profile
+        let negotiation = FormatNegotiation(extraSurfaces: extraSurfaces)
+        self.negotiation = negotiation
+        try super.init(formatDescription: formatDescription) { context throws(VTError) in
+            var status: Int32 = 0
+            // The device context keeps the VADevice alive until libavutil lets go of it, after
+            // the last surface of the last frames context is gone.
+            let owner = Unmanaged.passRetained(device).toOpaque()
+            guard
+                let hardware = CFFmpeg_vaapi_device_create(
+                    UnsafeMutableRawPointer(device.display),
+                    { opaque in if let opaque { Unmanaged<VADevice>.fromOpaque(opaque).release() } }, owner, &status)
+            else {
+                Unmanaged<VADevice>.fromOpaque(owner).release()
+                throw FFmpegStatus.error(status, "av_hwdevice_ctx_init", "wrapping the VA display for libavcodec")
+                    .replacingStatus(with: .couldNotCreateInstance)
+            }
+            context.pointee.hw_device_ctx = hardware
+            context.pointee.opaque = Unmanaged.passUnretained(negotiation).toOpaque()
+            context.pointee.get_format = { context, formats in
+                guard let context, let formats, let opaque = context.pointee.opaque else { return AV_PIX_FMT_NONE }
+                return Unmanaged<FormatNegotiation>.fromOpaque(opaque).takeUnretainedValue().choose(context, formats)
+            }
+            // The GPU does the work; one thread keeps every driver call on the session's queue.
+            context.pointee.thread_count = 1
+            if !Self.isExactProfile(profile, for: formatDescription) {
+                context.pointee.hwaccel_flags |= Int32(AV_HWACCEL_FLAG_ALLOW_PROFILE_MISMATCH)
+            }
+        }
+    }
+
+    override func sendError(_ status: Int32) -> VTError {
+        if let failure = negotiation.failure { return failure }
+        return super.sendError(status).replacingStatus(with: .videoDecoderMalfunction)
+    }
+
+    override func picture(from frame: UnsafeMutablePointer<AVFrame>) throws(VTError) -> DecodedPicture {
+        guard frame.pointee.format.pixelFormat == AV_PIX_FMT_VAAPI else { return try super.picture(from: frame) }
+        let surface = VASurfaceID(CFFmpeg_frame_vaapi_surface(frame))
+        var fault = device.faults?.fault(of: surface)
+        if fault == nil {
+            let status = vaSyncSurface(device.display, surface)
+            if status != CVAAPI_STATUS_SUCCESS {
+                fault = VAStatusCheck.error(
+                    status, "vaSyncSurface", as: .videoDecoderMalfunction, "the GPU failed to finish the picture")
+            }
+        }
+        guard let fault else { return try super.picture(from: frame) }
+        let token = frame.pointee.pts
+        av_frame_unref(frame)
+        return DecodedPicture(token: token, pixelBuffer: nil, damage: fault)
+    }
+
+    /// Whether `profile` is the stream's own profile, not one that contains it.
+    private static func isExactProfile(_ profile: HardwareDecodeProfile, for format: VideoFormatDescription) -> Bool {
+        let stream = format.stream
+        switch VAProfile(rawValue: profile.vaProfile) {
+        case VAProfileH264ConstrainedBaseline: return stream.profileIdc == 66
+        case VAProfileH264Main: return stream.profileIdc == 77
+        case VAProfileH264High: return stream.profileIdc == 100
+        case VAProfileHEVCMain: return stream.profileIdc == 1
+        case VAProfileHEVCMain10: return stream.profileIdc == 2
+        default: return false
+        }
+    }
+}
+
+/// Answers libavcodec's `get_format` call: VA-API surfaces from a pool sized for the stream.
+///
+/// Unchecked `Sendable` is not claimed: it lives on the session's queue with its decoder, and
+/// libavcodec calls it from inside `avcodec_send_packet` on that queue.
+final class FormatNegotiation {
+    private let extraSurfaces: Int
+    /// Why the hwaccel could not start; nil while it works.
+    private(set) var failure: VTError?
+
+    init(extraSurfaces: Int) {
+        self.extraSurfaces = extraSurfaces
+    }
+
+    /// Picks `AV_PIX_FMT_VAAPI` and installs a frames context with room for libavcodec's
+    /// references plus the application's pictures; `AV_PIX_FMT_NONE` when libavcodec no longer
+    /// offers VA-API (its hwaccel failed to start) or the pool cannot be made.
+    func choose(
+        _ context: UnsafeMutablePointer<AVCodecContext>, _ formats: UnsafePointer<AVPixelFormat>
+    ) -> AVPixelFormat {
+        var offered: [AVPixelFormat] = []
+        var cursor = formats
+        while cursor.pointee != AV_PIX_FMT_NONE {
+            offered.append(cursor.pointee)
+            cursor += 1
+        }
+        guard offered.contains(AV_PIX_FMT_VAAPI) else {
+            failure = VTError.couldNotFindVideoDecoder.with(
+                "libavcodec's VA-API hwaccel could not start for this stream (the driver refused the decode "
+                    + "configuration or context)")
+            return AV_PIX_FMT_NONE
+        }
+        var frames: UnsafeMutablePointer<AVBufferRef>?
+        var status = avcodec_get_hw_frames_parameters(context, context.pointee.hw_device_ctx, AV_PIX_FMT_VAAPI, &frames)
+        guard status >= 0, let frames else {
+            failure = FFmpegStatus.error(
+                status, "avcodec_get_hw_frames_parameters", "the driver cannot decode this stream's size or profile"
+            )
+            .replacingStatus(with: .couldNotFindVideoDecoder)
+            return AV_PIX_FMT_NONE
+        }
+        let parameters = UnsafeMutableRawPointer(frames.pointee.data).assumingMemoryBound(to: AVHWFramesContext.self)
+        // libavcodec counts its reference pictures and the picture being decoded; add the
+        // pictures waiting for output and those the application holds.
+        parameters.pointee.initial_pool_size += Int32(extraSurfaces)
+        status = av_hwframe_ctx_init(frames)
+        guard status >= 0 else {
+            var unwanted: UnsafeMutablePointer<AVBufferRef>? = frames
+            av_buffer_unref(&unwanted)
+            failure = FFmpegStatus.error(status, "av_hwframe_ctx_init", "allocating the VA surface pool")
+                .replacingStatus(with: .couldNotFindVideoDecoder)
+            return AV_PIX_FMT_NONE
+        }
+        av_buffer_unref(&context.pointee.hw_frames_ctx)
+        context.pointee.hw_frames_ctx = frames
+        failure = nil
+        return AV_PIX_FMT_VAAPI
+    }
+}

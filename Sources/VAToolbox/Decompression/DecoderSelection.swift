@@ -1,0 +1,115 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Chooses a session's decoder: VA-API on a render node when the specification and the machine
+/// allow it, libavcodec on the CPU otherwise.
+///
+/// Order: the specification's render node (or `VATOOLBOX_RENDER_NODE`), else every render node
+/// in path order; the first whose VA driver has a profile for the stream, within its size limits,
+/// and sets up a decoder, wins. Each node that fails adds its reason.
+enum DecoderSelection {
+    /// A decoder, and why it is not the GPU's when it is not.
+    struct Choice {
+        let decoder: LibavcodecDecoder
+        let hardwareUnavailableReason: String?
+        let capabilities: HardwareCapabilities?
+    }
+
+    /// Pictures the application may hold beyond what libavcodec needs, when the attributes ask
+    /// for no more: the surface pool has this many spare surfaces.
+    static let defaultHeldSurfaces = 4
+
+    /// The specification with the user's environment applied: `VATOOLBOX_HWACCEL`
+    /// (`auto`, `vaapi`, `none`) changes the default ``DecoderSpecification/HardwareAcceleration/preferred``
+    /// only — an application's explicit `.required` or `.disabled` stands — and
+    /// `VATOOLBOX_RENDER_NODE` names the node when the specification names none.
+    static func effective(_ specification: DecoderSpecification) -> DecoderSpecification {
+        var effective = specification
+        if specification.hardwareAcceleration == .preferred, let value = environment("VATOOLBOX_HWACCEL") {
+            switch value.lowercased() {
+            case "none", "off", "cpu", "software", "0": effective.hardwareAcceleration = .disabled
+            case "vaapi", "required", "gpu": effective.hardwareAcceleration = .required
+            default: break
+            }
+        }
+        if effective.renderNodePath == nil, let path = environment("VATOOLBOX_RENDER_NODE"), !path.isEmpty {
+            effective.renderNodePath = path
+        }
+        return effective
+    }
+
+    /// Opens the decoder for a new session.
+    ///
+    /// - Throws: ``VTError/couldNotFindVideoDecoder`` when hardware is required and no node can
+    ///   decode the stream (the reason lists each node's problem); what opening libavcodec throws.
+    static func choose(
+        for format: VideoFormatDescription, specification: DecoderSpecification, heldSurfaces: Int
+    ) throws(VTError) -> Choice {
+        var reason: String
+        switch specification.hardwareAcceleration {
+        case .disabled:
+            reason =
+                "hardware acceleration is disabled"
+                + (environment("VATOOLBOX_HWACCEL") != nil ? " (VATOOLBOX_HWACCEL)" : " by the decoder specification")
+        case .preferred, .required:
+            switch hardwareDecoder(for: format, specification: specification, heldSurfaces: heldSurfaces) {
+            case .success(let (decoder, capabilities)):
+                return Choice(decoder: decoder, hardwareUnavailableReason: nil, capabilities: capabilities)
+            case .failure(let error):
+                if specification.hardwareAcceleration == .required {
+                    throw error.with(
+                        "hardware decoding was required, but " + error.reason, cause: error.cause,
+                        hint: error.hint ?? "use .preferred to fall back to the CPU")
+                }
+                reason = error.reason
+            }
+        }
+        let software = try software(for: format, specification: specification)
+        return Choice(decoder: software, hardwareUnavailableReason: reason, capabilities: nil)
+    }
+
+    /// A software decoder for the specification.
+    static func software(
+        for format: VideoFormatDescription, specification: DecoderSpecification
+    ) throws(VTError) -> SoftwareDecoder {
+        try SoftwareDecoder(
+            formatDescription: format,
+            configuration: .init(threadCount: specification.threadCount, realTime: specification.realTime))
+    }
+
+    private static func hardwareDecoder(
+        for format: VideoFormatDescription, specification: DecoderSpecification, heldSurfaces: Int
+    ) -> Result<(VAAPIDecoder, HardwareCapabilities), VTError> {
+        let paths: [String]
+        if let path = specification.renderNodePath {
+            paths = [path]
+        } else {
+            paths = RenderNode.all().map(\.path)
+            if paths.isEmpty { return .failure(VTError.couldNotFindVideoDecoder.with(RenderNode.absenceReason())) }
+        }
+        var problems: [String] = []
+        var hint: String?
+        for path in paths {
+            do throws(VTError) {
+                let device = try VADevice.open(path: path)
+                let profile = try device.capabilities.profile(for: format).get()
+                let size = format.codedDimensions
+                try device.probeDecoder(profile, width: Int(size.width), height: Int(size.height))
+                let decoder = try VAAPIDecoder(
+                    formatDescription: format, device: device, profile: profile, extraSurfaces: heldSurfaces)
+                return .success((decoder, device.capabilities))
+            } catch {
+                problems.append("\(path): \(error.reason)" + (error.cause.map { " (\($0))" } ?? ""))
+                hint = hint ?? error.hint
+            }
+        }
+        return .failure(
+            VTError.couldNotFindVideoDecoder.with(
+                "no render node can decode this stream — " + problems.joined(separator: "; "), hint: hint))
+    }
+
+    private static func environment(_ name: String) -> String? {
+        getenv(name).map { String(cString: $0) }
+    }
+}
