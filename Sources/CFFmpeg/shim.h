@@ -7,7 +7,6 @@
 #include <libavutil/error.h>
 #include <libavutil/frame.h>
 #include <libavutil/hwcontext.h>
-#include <libavutil/hwcontext_vaapi.h>
 #include <libavutil/imgutils.h>
 #include <libavutil/md5.h>
 #include <libavutil/pixdesc.h>
@@ -45,6 +44,15 @@ static inline int CFFmpeg_sws_scale_frame(struct SwsContext *context, const AVFr
                      destination->data, destination->linesize);
 }
 
+/// The layout of `AVVAAPIDeviceContext` from libavutil/hwcontext_vaapi.h (unchanged since
+/// FFmpeg 3). That header includes libva's, and a header included by two Clang modules hides
+/// its enum constants from Swift files that import only one of them, so this module mirrors the
+/// two fields instead of including it.
+typedef struct CFFmpeg_VAAPIDeviceContext {
+    void *display;
+    unsigned int driver_quirks;
+} CFFmpeg_VAAPIDeviceContext;
+
 /// The callback libavutil runs when the last reference to a device context goes away.
 typedef void (*CFFmpeg_device_free_callback)(void *opaque);
 
@@ -70,7 +78,7 @@ static inline AVBufferRef *CFFmpeg_vaapi_device_create(void *display, CFFmpeg_de
         return NULL;
     }
     AVHWDeviceContext *device = (AVHWDeviceContext *)reference->data;
-    ((AVVAAPIDeviceContext *)device->hwctx)->display = display;
+    ((CFFmpeg_VAAPIDeviceContext *)device->hwctx)->display = display;
     *status = av_hwdevice_ctx_init(reference);
     if (*status < 0) {
         av_buffer_unref(&reference);
@@ -93,7 +101,7 @@ static inline AVBufferRef *CFFmpeg_vaapi_device_create(void *display, CFFmpeg_de
 static inline void *CFFmpeg_frame_vaapi_display(const AVFrame *frame) {
     if (!frame->hw_frames_ctx) return NULL;
     AVHWFramesContext *frames = (AVHWFramesContext *)frame->hw_frames_ctx->data;
-    return ((AVVAAPIDeviceContext *)frames->device_ctx->hwctx)->display;
+    return ((CFFmpeg_VAAPIDeviceContext *)frames->device_ctx->hwctx)->display;
 }
 
 /// The `VASurfaceID` a VA-API frame lives in (`data[3]`).

@@ -14,6 +14,8 @@ let usage = """
                            and print a summary
       probe [--nal] FILE   describe a raw H.264/HEVC (Annex B) stream: its format descriptions
                            and access units; --nal lists each access unit's NAL units
+      devices [--json]     render nodes, their VA-API drivers and decode profiles, or why
+                           there are none
       version              the versions of the C libraries in use
       help                 show this text
 
@@ -32,6 +34,8 @@ case "decode":
     exit(DecodeCommand.run(arguments))
 case "probe":
     exit(ProbeCommand.run(arguments))
+case "devices":
+    exit(DevicesCommand.run(arguments))
 case "version", "--version":
     for library in LinkedLibraries.all { print(library) }
 case "help", "--help", "-h":

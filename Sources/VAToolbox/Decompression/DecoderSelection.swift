@@ -81,8 +81,21 @@ enum DecoderSelection {
     private static func hardwareDecoder(
         for format: VideoFormatDescription, specification: DecoderSpecification, heldSurfaces: Int
     ) -> Result<(VAAPIDecoder, HardwareCapabilities), VTError> {
+        usableDevice(for: format, renderNodePath: specification.renderNodePath) { (device, profile) throws(VTError) in
+            let decoder = try VAAPIDecoder(
+                formatDescription: format, device: device, profile: profile, extraSurfaces: heldSurfaces)
+            return (decoder, device.capabilities)
+        }
+    }
+
+    /// Tries the render nodes in order until `use` succeeds with one whose driver can decode the
+    /// stream; the error lists each node's problem.
+    static func usableDevice<Value>(
+        for format: VideoFormatDescription, renderNodePath: String?,
+        _ use: (VADevice, HardwareDecodeProfile) throws(VTError) -> Value
+    ) -> Result<Value, VTError> {
         let paths: [String]
-        if let path = specification.renderNodePath {
+        if let path = renderNodePath {
             paths = [path]
         } else {
             paths = RenderNode.all().map(\.path)
@@ -96,9 +109,7 @@ enum DecoderSelection {
                 let profile = try device.capabilities.profile(for: format).get()
                 let size = format.codedDimensions
                 try device.probeDecoder(profile, width: Int(size.width), height: Int(size.height))
-                let decoder = try VAAPIDecoder(
-                    formatDescription: format, device: device, profile: profile, extraSurfaces: heldSurfaces)
-                return .success((decoder, device.capabilities))
+                return .success(try use(device, profile))
             } catch {
                 problems.append("\(path): \(error.reason)" + (error.cause.map { " (\($0))" } ?? ""))
                 hint = hint ?? error.hint
@@ -109,7 +120,7 @@ enum DecoderSelection {
                 "no render node can decode this stream — " + problems.joined(separator: "; "), hint: hint))
     }
 
-    private static func environment(_ name: String) -> String? {
+    static func environment(_ name: String) -> String? {
         getenv(name).map { String(cString: $0) }
     }
 }

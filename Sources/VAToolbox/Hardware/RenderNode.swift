@@ -54,7 +54,7 @@ public struct RenderNode: Sendable, Hashable, CustomStringConvertible {
             if let driver = node.kernelDriver, nonDecodingDrivers.contains(driver) { continue }
             nodes.append(node)
         }
-        return nodes.sorted { $0.path.localizedStandardOrder(before: $1.path) }
+        return nodes.sorted { isNaturallyOrdered($0.path, before: $1.path) }
     }
 
     /// Describes the node at `path`: opens it to read its kernel driver, or records why it cannot.
@@ -120,8 +120,9 @@ public struct RenderNode: Sendable, Hashable, CustomStringConvertible {
         return String(cString: name)
     }
 
-    /// Why the machine offers no render node at all, for the fallback reason.
-    static func absenceReason() -> String {
+    /// Why the machine offers no render node, when ``all()`` is empty: no `/dev/dri` at all, or
+    /// no node in it that decodes video.
+    public static func absenceReason() -> String {
         var info = stat()
         if stat("/dev/dri", &info) != 0 {
             return "this machine has no /dev/dri (no GPU driver is loaded, or a container was started without "
@@ -136,10 +137,8 @@ public struct RenderNode: Sendable, Hashable, CustomStringConvertible {
     }
 }
 
-extension String {
-    /// Orders `renderD129` before `renderD1000`: digits compare as numbers.
-    func localizedStandardOrder(before other: String) -> Bool {
-        if count != other.count { return count < other.count }
-        return self < other
-    }
+/// Orders `renderD129` before `renderD1000`: node paths differ only in their number, so a
+/// shorter path has the smaller number.
+private func isNaturallyOrdered(_ path: String, before other: String) -> Bool {
+    path.count != other.count ? path.count < other.count : path < other
 }
