@@ -9,6 +9,11 @@ let package = Package(
     products: [
         .library(name: "VAToolbox", targets: ["VAToolbox"]),
         .executable(name: "vatoolbox", targets: ["vatoolbox"]),
+        // Test support, see Docs/TestVADriver.md: the test VA driver, loaded by libva with
+        // LIBVA_DRIVERS_PATH=<build dir> LIBVA_DRIVER_NAME=libvatbtest, and the DRM node shim
+        // for LD_PRELOAD into the ffmpeg and vatoolbox CLIs.
+        .library(name: "vatbtest_drv_video", type: .dynamic, targets: ["VATestDriver"]),
+        .library(name: "vatbdrmshim", type: .dynamic, targets: ["VADRMShim"]),
     ],
     targets: [
         // C libraries, one system-library target per pkg-config family. Each module map
@@ -39,9 +44,15 @@ let package = Package(
             name: "vatoolbox",
             dependencies: ["VAToolbox"]
         ),
+        // The test VA driver (C): a libva back end without a GPU that stamps pictures instead of
+        // decoding them. Tests dlopen it; it is not linked into anything.
+        .target(name: "VATestDriver", path: "Tests/VATestDriver"),
+        // drmGetNodeTypeFromFd calling /dev/null a render node; linked into the tests so that
+        // libva-drm's call resolves to it.
+        .target(name: "VADRMShim", path: "Tests/VADRMShim"),
         .testTarget(
             name: "VAToolboxTests",
-            dependencies: ["VAToolbox", "CFFmpeg", "CVAAPI", "CDRM"],
+            dependencies: ["VAToolbox", "CFFmpeg", "CVAAPI", "CDRM", "VADRMShim"],
             path: "Tests/VAToolboxTests"
         ),
     ],

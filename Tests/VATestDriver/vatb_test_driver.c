@@ -1,0 +1,1550 @@
+// The VAToolbox test VA driver: a libva back end that runs without a GPU.
+//
+// It implements the entry points FFmpeg's VA-API hwaccel and hwcontext (and VAToolbox) call,
+// keeps surfaces in ordinary memory (NV12 or P010), and instead of decoding it stamps each
+// picture's identity (POC, decode index, a hash of its slice data) into the render target.
+// Faults are injected on request through environment variables read at vaInitialize.
+// Docs/TestVADriver.md describes the stamp layout and the variables.
+#define _GNU_SOURCE 1
+
+#include "vatb_test_driver.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <va/va.h>
+#include <va/va_backend.h>
+#include <va/va_drmcommon.h>
+
+// MARK: - Constants
+
+#define VATB_VENDOR "VAToolbox test driver 1.0"
+#define VATB_STAMP_VERSION 1u
+#define VATB_DEFAULT_MAX_SIZE 4096
+#define VATB_MIN_SIZE 16
+#define VATB_MAX_OBJECTS 0x0fffffffu
+
+// DRM fourccs (drm_fourcc.h's fourcc_code), spelled out so that no libdrm header is needed.
+#define VATB_DRM_FOURCC(a, b, c, d) \
+    ((uint32_t)(a) | ((uint32_t)(b) << 8) | ((uint32_t)(c) << 16) | ((uint32_t)(d) << 24))
+#define VATB_DRM_FORMAT_NV12 VATB_DRM_FOURCC('N', 'V', '1', '2')
+#define VATB_DRM_FORMAT_P010 VATB_DRM_FOURCC('P', '0', '1', '0')
+#define VATB_DRM_FORMAT_R8 VATB_DRM_FOURCC('R', '8', ' ', ' ')
+#define VATB_DRM_FORMAT_GR88 VATB_DRM_FOURCC('G', 'R', '8', '8')
+#define VATB_DRM_FORMAT_R16 VATB_DRM_FOURCC('R', '1', '6', ' ')
+#define VATB_DRM_FORMAT_GR1616 VATB_DRM_FOURCC('G', 'R', '3', '2')
+#define VATB_DRM_FORMAT_MOD_LINEAR 0ull
+
+// Object ids live in one range per type, so that an id of the wrong type is refused.
+enum {
+    ID_BASE_CONFIG = 0x10000000u,
+    ID_BASE_CONTEXT = 0x20000000u,
+    ID_BASE_SURFACE = 0x30000000u,
+    ID_BASE_BUFFER = 0x40000000u,
+    ID_BASE_IMAGE = 0x50000000u,
+};
+
+// MARK: - Process-wide counters
+
+static atomic_long live_drivers, live_configs, live_contexts, live_surfaces, live_buffers, live_images;
+static atomic_long total_end_pictures, total_failed_end_pictures, total_syncs;
+
+void vatb_test_driver_live_objects(VATBLiveObjects *out) {
+    if (out == NULL) return;
+    out->drivers = atomic_load(&live_drivers);
+    out->configs = atomic_load(&live_configs);
+    out->contexts = atomic_load(&live_contexts);
+    out->surfaces = atomic_load(&live_surfaces);
+    out->buffers = atomic_load(&live_buffers);
+    out->images = atomic_load(&live_images);
+    out->end_pictures = atomic_load(&total_end_pictures);
+    out->failed_end_pictures = atomic_load(&total_failed_end_pictures);
+    out->syncs = atomic_load(&total_syncs);
+}
+
+// MARK: - Objects
+
+typedef struct ObjectTable {
+    void **items;
+    uint32_t count;
+    uint32_t capacity;
+    uint32_t base;
+} ObjectTable;
+
+typedef struct Config {
+    VAProfile profile;
+    VAEntrypoint entrypoint;
+    unsigned int rt_format;
+} Config;
+
+typedef struct Surface {
+    unsigned int width, height;
+    unsigned int rt_format;
+    uint32_t fourcc;
+    unsigned int bytes_per_sample;
+    uint32_t pitch;
+    uint32_t chroma_offset;
+    uint32_t size;
+    uint8_t *data;
+    int derived_images;
+    // The first field of an H.264 field pair decoded into this surface, waiting for the second.
+    bool has_first_field;
+    unsigned int first_field_flags;
+    uint64_t first_field_hash;
+    int32_t first_field_poc;
+    uint32_t first_field_slices;
+} Surface;
+
+typedef struct Buffer {
+    VABufferType type;
+    unsigned int element_size;
+    unsigned int num_elements;
+    size_t capacity;
+    uint8_t *data;
+    bool owns_data;
+    bool owned_by_image;
+} Buffer;
+
+typedef struct Image {
+    VAImage image;
+    VASurfaceID derived_from; // VA_INVALID_ID unless made by vaDeriveImage
+} Image;
+
+// One slice parameter element waiting for its slice data buffer.
+typedef struct PendingSlice {
+    uint32_t offset;
+    uint32_t size;
+} PendingSlice;
+
+typedef struct Context {
+    VAConfigID config;
+    VAProfile profile;
+    int width, height;
+    VASurfaceID *render_targets;
+    int num_render_targets;
+    uint32_t decode_index;
+    // The picture between vaBeginPicture and vaEndPicture.
+    bool in_picture;
+    VASurfaceID target;
+    uint64_t hash;
+    uint32_t slices;
+    int32_t poc;
+    unsigned int field_flags;
+    bool invalid_slice;
+    // Slice parameter elements rendered but not yet paired, as groups (one per buffer), FIFO.
+    PendingSlice *pending;
+    size_t *group_ends;
+    size_t pending_count, pending_capacity, group_count, group_capacity, group_head, pending_head;
+} Context;
+
+typedef struct FaultWindow {
+    unsigned long first; // 0 = off
+    unsigned long count; // 0 = every call from `first` on
+} FaultWindow;
+
+typedef struct Driver {
+    pthread_mutex_t lock;
+    ObjectTable configs, contexts, surfaces, buffers, images;
+    bool trace;
+    bool fail_create_config;
+    bool fail_create_context;
+    FaultWindow fail_end_picture, fail_sync;
+    unsigned long end_picture_calls, sync_calls;
+    bool unsupported[64]; // indexed by VAProfile
+    int max_width, max_height;
+} Driver;
+
+#define DRIVER(ctx) ((Driver *)(ctx)->pDriverData)
+
+static void trace(Driver *driver, const char *call) {
+    if (driver->trace) fprintf(stderr, "vatb: %s\n", call);
+}
+
+#define ENTER(ctx)                         \
+    Driver *driver = DRIVER(ctx);          \
+    trace(driver, __func__ + 5);           \
+    pthread_mutex_lock(&driver->lock);     \
+    VAStatus status = VA_STATUS_SUCCESS
+#define LEAVE()                              \
+    do {                                     \
+        pthread_mutex_unlock(&driver->lock); \
+        return status;                       \
+    } while (0)
+
+static VAStatus table_add(ObjectTable *table, void *item, uint32_t *id) {
+    if (table->count >= VATB_MAX_OBJECTS) return VA_STATUS_ERROR_ALLOCATION_FAILED;
+    if (table->count == table->capacity) {
+        uint32_t capacity = table->capacity ? table->capacity * 2 : 64;
+        void **items = realloc(table->items, capacity * sizeof(void *));
+        if (items == NULL) return VA_STATUS_ERROR_ALLOCATION_FAILED;
+        table->items = items;
+        table->capacity = capacity;
+    }
+    table->items[table->count] = item;
+    *id = table->base + table->count;
+    table->count += 1;
+    return VA_STATUS_SUCCESS;
+}
+
+static void *table_get(const ObjectTable *table, uint32_t id) {
+    if (id < table->base || id - table->base >= table->count) return NULL;
+    return table->items[id - table->base];
+}
+
+static void table_remove(ObjectTable *table, uint32_t id) {
+    if (id >= table->base && id - table->base < table->count) table->items[id - table->base] = NULL;
+}
+
+// MARK: - Profiles and formats
+
+typedef struct ProfileInfo {
+    VAProfile profile;
+    const char *name;
+    unsigned int rt_format;
+} ProfileInfo;
+
+static const ProfileInfo profiles[] = {
+    {VAProfileH264ConstrainedBaseline, "H264ConstrainedBaseline", VA_RT_FORMAT_YUV420},
+    {VAProfileH264Main, "H264Main", VA_RT_FORMAT_YUV420},
+    {VAProfileH264High, "H264High", VA_RT_FORMAT_YUV420},
+    {VAProfileHEVCMain, "HEVCMain", VA_RT_FORMAT_YUV420},
+    {VAProfileHEVCMain10, "HEVCMain10", VA_RT_FORMAT_YUV420_10},
+};
+#define PROFILE_COUNT ((int)(sizeof(profiles) / sizeof(profiles[0])))
+
+static const ProfileInfo *profile_info(const Driver *driver, VAProfile profile) {
+    for (int i = 0; i < PROFILE_COUNT; i++) {
+        if (profiles[i].profile == profile) return driver->unsupported[profiles[i].profile] ? NULL : &profiles[i];
+    }
+    return NULL;
+}
+
+static bool is_h264(VAProfile profile) {
+    return profile == VAProfileH264ConstrainedBaseline || profile == VAProfileH264Main
+        || profile == VAProfileH264High;
+}
+
+static const VAImageFormat image_formats[] = {
+    {.fourcc = VA_FOURCC_NV12, .byte_order = VA_LSB_FIRST, .bits_per_pixel = 12},
+    {.fourcc = VA_FOURCC_P010, .byte_order = VA_LSB_FIRST, .bits_per_pixel = 24},
+};
+#define IMAGE_FORMAT_COUNT ((int)(sizeof(image_formats) / sizeof(image_formats[0])))
+
+static uint32_t fourcc_for_rt_format(unsigned int rt_format) {
+    if (rt_format == VA_RT_FORMAT_YUV420) return VA_FOURCC_NV12;
+    if (rt_format == VA_RT_FORMAT_YUV420_10) return VA_FOURCC_P010;
+    return 0;
+}
+
+static uint32_t align_up(uint32_t value, uint32_t alignment) {
+    return (value + alignment - 1) / alignment * alignment;
+}
+
+// The plane layout of an NV12 or P010 picture: luma pitch = width (in bytes) aligned to 64,
+// chroma plane after the luma plane at pitch × height aligned to 16.
+typedef struct Layout {
+    unsigned int bytes_per_sample;
+    uint32_t pitch, chroma_offset, size;
+} Layout;
+
+static bool layout_for(uint32_t fourcc, unsigned int width, unsigned int height, Layout *layout) {
+    if (fourcc != VA_FOURCC_NV12 && fourcc != VA_FOURCC_P010) return false;
+    if (width == 0 || height == 0 || width > 65536 || height > 65536) return false;
+    layout->bytes_per_sample = fourcc == VA_FOURCC_P010 ? 2 : 1;
+    layout->pitch = align_up(width * layout->bytes_per_sample, 64);
+    uint32_t aligned_height = align_up(height, 16);
+    layout->chroma_offset = layout->pitch * aligned_height;
+    layout->size = layout->chroma_offset + layout->pitch * (aligned_height / 2);
+    return true;
+}
+
+// MARK: - Environment
+
+static void parse_fault_window(const char *name, FaultWindow *window) {
+    const char *value = getenv(name);
+    window->first = 0;
+    window->count = 1;
+    if (value == NULL || *value == '\0') return;
+    char *end = NULL;
+    window->first = strtoul(value, &end, 10);
+    if (end != NULL && *end == ':') window->count = strtoul(end + 1, NULL, 10);
+}
+
+static bool in_fault_window(const FaultWindow *window, unsigned long call) {
+    if (window->first == 0 || call < window->first) return false;
+    return window->count == 0 || call - window->first < window->count;
+}
+
+static bool env_flag(const char *name) {
+    const char *value = getenv(name);
+    return value != NULL && *value != '\0' && strcmp(value, "0") != 0;
+}
+
+static void parse_environment(Driver *driver) {
+    driver->trace = env_flag("VATB_TRACE");
+    driver->fail_create_config = env_flag("VATB_FAIL_CREATE_CONFIG");
+    driver->fail_create_context = env_flag("VATB_FAIL_CREATE_CONTEXT");
+    parse_fault_window("VATB_FAIL_END_PICTURE", &driver->fail_end_picture);
+    parse_fault_window("VATB_FAIL_SYNC", &driver->fail_sync);
+
+    const char *list = getenv("VATB_UNSUPPORTED_PROFILES");
+    while (list != NULL && *list != '\0') {
+        size_t length = strcspn(list, ",");
+        for (int i = 0; i < PROFILE_COUNT; i++) {
+            if (strlen(profiles[i].name) == length && strncmp(profiles[i].name, list, length) == 0) {
+                driver->unsupported[profiles[i].profile] = true;
+            }
+        }
+        list += length;
+        if (*list == ',') list++;
+    }
+
+    driver->max_width = VATB_DEFAULT_MAX_SIZE;
+    driver->max_height = VATB_DEFAULT_MAX_SIZE;
+    const char *size = getenv("VATB_MAX_SIZE");
+    int width = 0, height = 0;
+    if (size != NULL && sscanf(size, "%dx%d", &width, &height) == 2 && width > 0 && height > 0) {
+        driver->max_width = width;
+        driver->max_height = height;
+    }
+}
+
+// MARK: - Freeing
+
+static void free_context(Context *context) {
+    if (context == NULL) return;
+    free(context->render_targets);
+    free(context->pending);
+    free(context->group_ends);
+    free(context);
+}
+
+static void free_surface(Surface *surface) {
+    if (surface == NULL) return;
+    free(surface->data);
+    free(surface);
+}
+
+static void free_buffer(Buffer *buffer) {
+    if (buffer == NULL) return;
+    if (buffer->owns_data) free(buffer->data);
+    free(buffer);
+}
+
+static void free_table(ObjectTable *table, void (*free_item)(void *)) {
+    for (uint32_t i = 0; i < table->count; i++) {
+        if (table->items[i] != NULL) free_item(table->items[i]);
+    }
+    free(table->items);
+    table->items = NULL;
+    table->count = table->capacity = 0;
+}
+
+static void free_context_item(void *item) { free_context(item); }
+static void free_surface_item(void *item) { free_surface(item); }
+static void free_buffer_item(void *item) { free_buffer(item); }
+
+// MARK: - Configs
+
+static VAStatus vatb_QueryConfigProfiles(VADriverContextP ctx, VAProfile *profile_list, int *num_profiles) {
+    ENTER(ctx);
+    int count = 0;
+    for (int i = 0; i < PROFILE_COUNT; i++) {
+        if (!driver->unsupported[profiles[i].profile]) profile_list[count++] = profiles[i].profile;
+    }
+    *num_profiles = count;
+    LEAVE();
+}
+
+static VAStatus vatb_QueryConfigEntrypoints(
+    VADriverContextP ctx, VAProfile profile, VAEntrypoint *entrypoint_list, int *num_entrypoints
+) {
+    ENTER(ctx);
+    if (profile_info(driver, profile) == NULL) {
+        *num_entrypoints = 0;
+        status = VA_STATUS_ERROR_UNSUPPORTED_PROFILE;
+    } else {
+        entrypoint_list[0] = VAEntrypointVLD;
+        *num_entrypoints = 1;
+    }
+    LEAVE();
+}
+
+static void fill_config_attribute(const Driver *driver, unsigned int rt_format, VAConfigAttrib *attrib) {
+    switch (attrib->type) {
+    case VAConfigAttribRTFormat: attrib->value = rt_format; break;
+    case VAConfigAttribDecSliceMode: attrib->value = VA_DEC_SLICE_MODE_NORMAL; break;
+    case VAConfigAttribMaxPictureWidth: attrib->value = (uint32_t)driver->max_width; break;
+    case VAConfigAttribMaxPictureHeight: attrib->value = (uint32_t)driver->max_height; break;
+    default: attrib->value = VA_ATTRIB_NOT_SUPPORTED; break;
+    }
+}
+
+static VAStatus vatb_GetConfigAttributes(
+    VADriverContextP ctx, VAProfile profile, VAEntrypoint entrypoint, VAConfigAttrib *attrib_list, int num_attribs
+) {
+    ENTER(ctx);
+    const ProfileInfo *info = profile_info(driver, profile);
+    if (info == NULL) {
+        status = VA_STATUS_ERROR_UNSUPPORTED_PROFILE;
+    } else if (entrypoint != VAEntrypointVLD) {
+        status = VA_STATUS_ERROR_UNSUPPORTED_ENTRYPOINT;
+    } else {
+        for (int i = 0; i < num_attribs; i++) fill_config_attribute(driver, info->rt_format, &attrib_list[i]);
+    }
+    LEAVE();
+}
+
+static VAStatus vatb_CreateConfig(
+    VADriverContextP ctx, VAProfile profile, VAEntrypoint entrypoint, VAConfigAttrib *attrib_list, int num_attribs,
+    VAConfigID *config_id
+) {
+    ENTER(ctx);
+    const ProfileInfo *info = profile_info(driver, profile);
+    unsigned int rt_format = info != NULL ? info->rt_format : 0;
+    if (driver->fail_create_config) {
+        status = VA_STATUS_ERROR_OPERATION_FAILED;
+    } else if (info == NULL) {
+        status = VA_STATUS_ERROR_UNSUPPORTED_PROFILE;
+    } else if (entrypoint != VAEntrypointVLD) {
+        status = VA_STATUS_ERROR_UNSUPPORTED_ENTRYPOINT;
+    } else {
+        for (int i = 0; i < num_attribs; i++) {
+            if (attrib_list[i].type == VAConfigAttribRTFormat) {
+                if ((attrib_list[i].value & info->rt_format) == 0) status = VA_STATUS_ERROR_UNSUPPORTED_RT_FORMAT;
+            }
+        }
+    }
+    if (status == VA_STATUS_SUCCESS) {
+        Config *config = calloc(1, sizeof(*config));
+        if (config == NULL) {
+            status = VA_STATUS_ERROR_ALLOCATION_FAILED;
+        } else {
+            config->profile = profile;
+            config->entrypoint = entrypoint;
+            config->rt_format = rt_format;
+            status = table_add(&driver->configs, config, config_id);
+            if (status == VA_STATUS_SUCCESS) {
+                atomic_fetch_add(&live_configs, 1);
+            } else {
+                free(config);
+            }
+        }
+    }
+    LEAVE();
+}
+
+static VAStatus vatb_DestroyConfig(VADriverContextP ctx, VAConfigID config_id) {
+    ENTER(ctx);
+    Config *config = table_get(&driver->configs, config_id);
+    if (config == NULL) {
+        status = VA_STATUS_ERROR_INVALID_CONFIG;
+    } else {
+        table_remove(&driver->configs, config_id);
+        free(config);
+        atomic_fetch_sub(&live_configs, 1);
+    }
+    LEAVE();
+}
+
+static VAStatus vatb_QueryConfigAttributes(
+    VADriverContextP ctx, VAConfigID config_id, VAProfile *profile, VAEntrypoint *entrypoint,
+    VAConfigAttrib *attrib_list, int *num_attribs
+) {
+    ENTER(ctx);
+    Config *config = table_get(&driver->configs, config_id);
+    if (config == NULL) {
+        status = VA_STATUS_ERROR_INVALID_CONFIG;
+    } else {
+        static const VAConfigAttribType types[] = {
+            VAConfigAttribRTFormat, VAConfigAttribDecSliceMode, VAConfigAttribMaxPictureWidth,
+            VAConfigAttribMaxPictureHeight,
+        };
+        *profile = config->profile;
+        *entrypoint = config->entrypoint;
+        int count = (int)(sizeof(types) / sizeof(types[0]));
+        for (int i = 0; i < count; i++) {
+            attrib_list[i].type = types[i];
+            fill_config_attribute(driver, config->rt_format, &attrib_list[i]);
+        }
+        *num_attribs = count;
+    }
+    LEAVE();
+}
+
+// MARK: - Surfaces
+
+static VAStatus vatb_QuerySurfaceAttributes(
+    VADriverContextP ctx, VAConfigID config_id, VASurfaceAttrib *attrib_list, unsigned int *num_attribs
+) {
+    ENTER(ctx);
+    VASurfaceAttrib attribs[8];
+    unsigned int count = 0;
+    Config *config = table_get(&driver->configs, config_id);
+    if (config == NULL && config_id != VA_INVALID_ID) {
+        status = VA_STATUS_ERROR_INVALID_CONFIG;
+        LEAVE();
+    }
+    memset(attribs, 0, sizeof(attribs));
+#define ADD_ATTRIB(attrib_type, attrib_flags, attrib_value)    \
+    do {                                                       \
+        attribs[count].type = (attrib_type);                   \
+        attribs[count].flags = (attrib_flags);                 \
+        attribs[count].value.type = VAGenericValueTypeInteger; \
+        attribs[count].value.value.i = (int)(attrib_value);    \
+        count++;                                               \
+    } while (0)
+    const unsigned int settable = VA_SURFACE_ATTRIB_GETTABLE | VA_SURFACE_ATTRIB_SETTABLE;
+    if (config == NULL || config->rt_format == VA_RT_FORMAT_YUV420) {
+        ADD_ATTRIB(VASurfaceAttribPixelFormat, settable, VA_FOURCC_NV12);
+    }
+    if (config == NULL || config->rt_format == VA_RT_FORMAT_YUV420_10) {
+        ADD_ATTRIB(VASurfaceAttribPixelFormat, settable, VA_FOURCC_P010);
+    }
+    ADD_ATTRIB(VASurfaceAttribMinWidth, VA_SURFACE_ATTRIB_GETTABLE, VATB_MIN_SIZE);
+    ADD_ATTRIB(VASurfaceAttribMinHeight, VA_SURFACE_ATTRIB_GETTABLE, VATB_MIN_SIZE);
+    ADD_ATTRIB(VASurfaceAttribMaxWidth, VA_SURFACE_ATTRIB_GETTABLE, driver->max_width);
+    ADD_ATTRIB(VASurfaceAttribMaxHeight, VA_SURFACE_ATTRIB_GETTABLE, driver->max_height);
+    ADD_ATTRIB(
+        VASurfaceAttribMemoryType, settable, VA_SURFACE_ATTRIB_MEM_TYPE_VA | VA_SURFACE_ATTRIB_MEM_TYPE_DRM_PRIME_2
+    );
+#undef ADD_ATTRIB
+    if (attrib_list == NULL) {
+        *num_attribs = count;
+    } else if (*num_attribs < count) {
+        *num_attribs = count;
+        status = VA_STATUS_ERROR_MAX_NUM_EXCEEDED;
+    } else {
+        memcpy(attrib_list, attribs, count * sizeof(VASurfaceAttrib));
+        *num_attribs = count;
+    }
+    LEAVE();
+}
+
+static Surface *new_surface(uint32_t fourcc, unsigned int rt_format, unsigned int width, unsigned int height) {
+    Layout layout;
+    if (!layout_for(fourcc, width, height, &layout)) return NULL;
+    Surface *surface = calloc(1, sizeof(*surface));
+    if (surface == NULL) return NULL;
+    surface->data = malloc(layout.size);
+    if (surface->data == NULL) {
+        free(surface);
+        return NULL;
+    }
+    surface->width = width;
+    surface->height = height;
+    surface->rt_format = rt_format;
+    surface->fourcc = fourcc;
+    surface->bytes_per_sample = layout.bytes_per_sample;
+    surface->pitch = layout.pitch;
+    surface->chroma_offset = layout.chroma_offset;
+    surface->size = layout.size;
+    memset(surface->data, 0, surface->chroma_offset);
+    memset(surface->data + surface->chroma_offset, 0x80, surface->size - surface->chroma_offset);
+    return surface;
+}
+
+static VAStatus vatb_CreateSurfaces2(
+    VADriverContextP ctx, unsigned int format, unsigned int width, unsigned int height, VASurfaceID *surfaces,
+    unsigned int num_surfaces, VASurfaceAttrib *attrib_list, unsigned int num_attribs
+) {
+    ENTER(ctx);
+    uint32_t fourcc = fourcc_for_rt_format(format);
+    if (fourcc == 0) {
+        status = VA_STATUS_ERROR_UNSUPPORTED_RT_FORMAT;
+        LEAVE();
+    }
+    for (unsigned int i = 0; i < num_attribs; i++) {
+        const VASurfaceAttrib *attrib = &attrib_list[i];
+        if (!(attrib->flags & VA_SURFACE_ATTRIB_SETTABLE)) continue;
+        if (attrib->type == VASurfaceAttribPixelFormat) {
+            if ((uint32_t)attrib->value.value.i != fourcc) status = VA_STATUS_ERROR_INVALID_IMAGE_FORMAT;
+        } else if (attrib->type == VASurfaceAttribMemoryType) {
+            if ((uint32_t)attrib->value.value.i != VA_SURFACE_ATTRIB_MEM_TYPE_VA) {
+                status = VA_STATUS_ERROR_UNSUPPORTED_MEMORY_TYPE;
+            }
+        } else if (attrib->type == VASurfaceAttribExternalBufferDescriptor) {
+            status = VA_STATUS_ERROR_UNSUPPORTED_MEMORY_TYPE;
+        }
+    }
+    if (status == VA_STATUS_SUCCESS) {
+        if (width < 1 || height < 1) {
+            status = VA_STATUS_ERROR_INVALID_PARAMETER;
+        } else if (width > (unsigned int)driver->max_width || height > (unsigned int)driver->max_height) {
+            status = VA_STATUS_ERROR_RESOLUTION_NOT_SUPPORTED;
+        }
+    }
+    for (unsigned int i = 0; status == VA_STATUS_SUCCESS && i < num_surfaces; i++) {
+        Surface *surface = new_surface(fourcc, format, width, height);
+        if (surface == NULL) {
+            status = VA_STATUS_ERROR_ALLOCATION_FAILED;
+        } else {
+            status = table_add(&driver->surfaces, surface, &surfaces[i]);
+            if (status != VA_STATUS_SUCCESS) free_surface(surface);
+        }
+        if (status != VA_STATUS_SUCCESS) {
+            // Undo what this call made.
+            for (unsigned int j = 0; j < i; j++) {
+                free_surface(table_get(&driver->surfaces, surfaces[j]));
+                table_remove(&driver->surfaces, surfaces[j]);
+                atomic_fetch_sub(&live_surfaces, 1);
+                surfaces[j] = VA_INVALID_SURFACE;
+            }
+        } else {
+            atomic_fetch_add(&live_surfaces, 1);
+        }
+    }
+    LEAVE();
+}
+
+static VAStatus vatb_CreateSurfaces(
+    VADriverContextP ctx, int width, int height, int format, int num_surfaces, VASurfaceID *surfaces
+) {
+    if (width < 0 || height < 0 || num_surfaces < 0) return VA_STATUS_ERROR_INVALID_PARAMETER;
+    return vatb_CreateSurfaces2(
+        ctx, (unsigned int)format, (unsigned int)width, (unsigned int)height, surfaces, (unsigned int)num_surfaces,
+        NULL, 0);
+}
+
+static VAStatus vatb_DestroySurfaces(VADriverContextP ctx, VASurfaceID *surface_list, int num_surfaces) {
+    ENTER(ctx);
+    for (int i = 0; i < num_surfaces; i++) {
+        Surface *surface = table_get(&driver->surfaces, surface_list[i]);
+        if (surface == NULL) {
+            status = VA_STATUS_ERROR_INVALID_SURFACE;
+        } else if (surface->derived_images > 0) {
+            status = VA_STATUS_ERROR_SURFACE_BUSY;
+        }
+    }
+    if (status == VA_STATUS_SUCCESS) {
+        for (int i = 0; i < num_surfaces; i++) {
+            free_surface(table_get(&driver->surfaces, surface_list[i]));
+            table_remove(&driver->surfaces, surface_list[i]);
+            atomic_fetch_sub(&live_surfaces, 1);
+        }
+    }
+    LEAVE();
+}
+
+// MARK: - Contexts
+
+static VAStatus vatb_CreateContext(
+    VADriverContextP ctx, VAConfigID config_id, int picture_width, int picture_height, int flag,
+    VASurfaceID *render_targets, int num_render_targets, VAContextID *context_id
+) {
+    (void)flag;
+    ENTER(ctx);
+    Config *config = table_get(&driver->configs, config_id);
+    if (config == NULL) {
+        status = VA_STATUS_ERROR_INVALID_CONFIG;
+    } else if (driver->fail_create_context) {
+        status = VA_STATUS_ERROR_OPERATION_FAILED;
+    } else if (picture_width < 1 || picture_height < 1 || num_render_targets < 0) {
+        status = VA_STATUS_ERROR_INVALID_PARAMETER;
+    } else if (picture_width > driver->max_width || picture_height > driver->max_height) {
+        status = VA_STATUS_ERROR_RESOLUTION_NOT_SUPPORTED;
+    } else {
+        for (int i = 0; i < num_render_targets; i++) {
+            if (table_get(&driver->surfaces, render_targets[i]) == NULL) status = VA_STATUS_ERROR_INVALID_SURFACE;
+        }
+    }
+    Context *context = NULL;
+    if (status == VA_STATUS_SUCCESS) {
+        context = calloc(1, sizeof(*context));
+        if (context == NULL) status = VA_STATUS_ERROR_ALLOCATION_FAILED;
+    }
+    if (status == VA_STATUS_SUCCESS && num_render_targets > 0) {
+        context->render_targets = malloc((size_t)num_render_targets * sizeof(VASurfaceID));
+        if (context->render_targets == NULL) {
+            status = VA_STATUS_ERROR_ALLOCATION_FAILED;
+        } else {
+            memcpy(context->render_targets, render_targets, (size_t)num_render_targets * sizeof(VASurfaceID));
+        }
+    }
+    if (status == VA_STATUS_SUCCESS) {
+        context->config = config_id;
+        context->profile = config->profile;
+        context->width = picture_width;
+        context->height = picture_height;
+        context->num_render_targets = num_render_targets;
+        context->target = VA_INVALID_SURFACE;
+        status = table_add(&driver->contexts, context, context_id);
+    }
+    if (status == VA_STATUS_SUCCESS) {
+        atomic_fetch_add(&live_contexts, 1);
+    } else {
+        free_context(context);
+    }
+    LEAVE();
+}
+
+static VAStatus vatb_DestroyContext(VADriverContextP ctx, VAContextID context_id) {
+    ENTER(ctx);
+    Context *context = table_get(&driver->contexts, context_id);
+    if (context == NULL) {
+        status = VA_STATUS_ERROR_INVALID_CONTEXT;
+    } else {
+        table_remove(&driver->contexts, context_id);
+        free_context(context);
+        atomic_fetch_sub(&live_contexts, 1);
+    }
+    LEAVE();
+}
+
+// MARK: - Buffers
+
+static VAStatus create_buffer(
+    Driver *driver, VABufferType type, unsigned int size, unsigned int num_elements, const void *data,
+    VABufferID *buf_id, Buffer **out
+) {
+    if (size == 0 || num_elements == 0) return VA_STATUS_ERROR_INVALID_PARAMETER;
+    if ((size_t)size * num_elements > (size_t)1 << 31) return VA_STATUS_ERROR_ALLOCATION_FAILED;
+    Buffer *buffer = calloc(1, sizeof(*buffer));
+    if (buffer == NULL) return VA_STATUS_ERROR_ALLOCATION_FAILED;
+    buffer->type = type;
+    buffer->element_size = size;
+    buffer->num_elements = num_elements;
+    buffer->capacity = (size_t)size * num_elements;
+    buffer->owns_data = true;
+    buffer->data = data != NULL ? malloc(buffer->capacity) : calloc(1, buffer->capacity);
+    if (buffer->data == NULL) {
+        free(buffer);
+        return VA_STATUS_ERROR_ALLOCATION_FAILED;
+    }
+    if (data != NULL) memcpy(buffer->data, data, buffer->capacity);
+    VAStatus status = table_add(&driver->buffers, buffer, buf_id);
+    if (status != VA_STATUS_SUCCESS) {
+        free_buffer(buffer);
+        return status;
+    }
+    if (out != NULL) *out = buffer;
+    return VA_STATUS_SUCCESS;
+}
+
+static VAStatus vatb_CreateBuffer(
+    VADriverContextP ctx, VAContextID context, VABufferType type, unsigned int size, unsigned int num_elements,
+    void *data, VABufferID *buf_id
+) {
+    ENTER(ctx);
+    if (context != VA_INVALID_ID && table_get(&driver->contexts, context) == NULL) {
+        status = VA_STATUS_ERROR_INVALID_CONTEXT;
+    } else {
+        status = create_buffer(driver, type, size, num_elements, data, buf_id, NULL);
+        if (status == VA_STATUS_SUCCESS) atomic_fetch_add(&live_buffers, 1);
+    }
+    LEAVE();
+}
+
+static VAStatus vatb_BufferSetNumElements(VADriverContextP ctx, VABufferID buf_id, unsigned int num_elements) {
+    ENTER(ctx);
+    Buffer *buffer = table_get(&driver->buffers, buf_id);
+    if (buffer == NULL) {
+        status = VA_STATUS_ERROR_INVALID_BUFFER;
+    } else if ((size_t)num_elements * buffer->element_size > buffer->capacity) {
+        status = VA_STATUS_ERROR_INVALID_PARAMETER;
+    } else {
+        buffer->num_elements = num_elements;
+    }
+    LEAVE();
+}
+
+static VAStatus vatb_MapBuffer(VADriverContextP ctx, VABufferID buf_id, void **pbuf) {
+    ENTER(ctx);
+    Buffer *buffer = table_get(&driver->buffers, buf_id);
+    if (buffer == NULL) {
+        status = VA_STATUS_ERROR_INVALID_BUFFER;
+    } else {
+        *pbuf = buffer->data;
+    }
+    LEAVE();
+}
+
+static VAStatus vatb_UnmapBuffer(VADriverContextP ctx, VABufferID buf_id) {
+    ENTER(ctx);
+    if (table_get(&driver->buffers, buf_id) == NULL) status = VA_STATUS_ERROR_INVALID_BUFFER;
+    LEAVE();
+}
+
+static VAStatus vatb_DestroyBuffer(VADriverContextP ctx, VABufferID buffer_id) {
+    ENTER(ctx);
+    Buffer *buffer = table_get(&driver->buffers, buffer_id);
+    if (buffer == NULL || buffer->owned_by_image) {
+        status = VA_STATUS_ERROR_INVALID_BUFFER;
+    } else {
+        table_remove(&driver->buffers, buffer_id);
+        free_buffer(buffer);
+        atomic_fetch_sub(&live_buffers, 1);
+    }
+    LEAVE();
+}
+
+static VAStatus vatb_BufferInfo(
+    VADriverContextP ctx, VABufferID buf_id, VABufferType *type, unsigned int *size, unsigned int *num_elements
+) {
+    ENTER(ctx);
+    Buffer *buffer = table_get(&driver->buffers, buf_id);
+    if (buffer == NULL) {
+        status = VA_STATUS_ERROR_INVALID_BUFFER;
+    } else {
+        *type = buffer->type;
+        *size = buffer->element_size;
+        *num_elements = buffer->num_elements;
+    }
+    LEAVE();
+}
+
+// MARK: - Decoding (stamping)
+
+#define FNV_OFFSET_BASIS 0xcbf29ce484222325ull
+#define FNV_PRIME 0x100000001b3ull
+
+static uint64_t fnv1a(uint64_t hash, const uint8_t *bytes, size_t count) {
+    for (size_t i = 0; i < count; i++) {
+        hash ^= bytes[i];
+        hash *= FNV_PRIME;
+    }
+    return hash;
+}
+
+static void reset_picture(Context *context) {
+    context->in_picture = false;
+    context->target = VA_INVALID_SURFACE;
+    context->hash = FNV_OFFSET_BASIS;
+    context->slices = 0;
+    context->poc = 0;
+    context->field_flags = 0;
+    context->invalid_slice = false;
+    context->pending_count = context->pending_head = 0;
+    context->group_count = context->group_head = 0;
+}
+
+static VAStatus vatb_BeginPicture(VADriverContextP ctx, VAContextID context_id, VASurfaceID render_target) {
+    ENTER(ctx);
+    Context *context = table_get(&driver->contexts, context_id);
+    if (context == NULL) {
+        status = VA_STATUS_ERROR_INVALID_CONTEXT;
+    } else if (table_get(&driver->surfaces, render_target) == NULL) {
+        status = VA_STATUS_ERROR_INVALID_SURFACE;
+    } else {
+        reset_picture(context);
+        context->in_picture = true;
+        context->target = render_target;
+    }
+    LEAVE();
+}
+
+static void take_picture_parameters(Driver *driver, Context *context, const Buffer *buffer) {
+    size_t size = (size_t)buffer->element_size * buffer->num_elements;
+    if (is_h264(context->profile) && size >= sizeof(VAPictureParameterBufferH264)) {
+        const VAPictureParameterBufferH264 *params = (const void *)buffer->data;
+        const VAPictureH264 *picture = &params->CurrPic;
+        unsigned int field = picture->flags & (VA_PICTURE_H264_TOP_FIELD | VA_PICTURE_H264_BOTTOM_FIELD);
+        if (field == VA_PICTURE_H264_TOP_FIELD) {
+            context->poc = picture->TopFieldOrderCnt;
+        } else if (field == VA_PICTURE_H264_BOTTOM_FIELD) {
+            context->poc = picture->BottomFieldOrderCnt;
+        } else {
+            field = 0;
+            context->poc = picture->TopFieldOrderCnt < picture->BottomFieldOrderCnt ? picture->TopFieldOrderCnt
+                                                                                    : picture->BottomFieldOrderCnt;
+        }
+        context->field_flags = field;
+        // The second field of a pair continues the first field's hash (see Docs/TestVADriver.md).
+        Surface *surface = table_get(&driver->surfaces, context->target);
+        if (field != 0 && surface != NULL && surface->has_first_field && surface->first_field_flags != field
+            && context->slices == 0) {
+            context->hash = surface->first_field_hash;
+            context->slices = surface->first_field_slices;
+            if (surface->first_field_poc < context->poc) context->poc = surface->first_field_poc;
+        }
+    } else if (!is_h264(context->profile) && size >= sizeof(VAPictureParameterBufferHEVC)) {
+        const VAPictureParameterBufferHEVC *params = (const void *)buffer->data;
+        context->poc = params->CurrPic.pic_order_cnt;
+        context->field_flags = 0;
+    }
+}
+
+static bool push_slice_parameters(Context *context, const Buffer *buffer) {
+    size_t count = buffer->num_elements;
+    if (buffer->element_size < 2 * sizeof(uint32_t)) return false;
+    if (context->pending_count + count > context->pending_capacity) {
+        size_t capacity = (context->pending_count + count) * 2;
+        PendingSlice *pending = realloc(context->pending, capacity * sizeof(PendingSlice));
+        if (pending == NULL) return false;
+        context->pending = pending;
+        context->pending_capacity = capacity;
+    }
+    if (context->group_count == context->group_capacity) {
+        size_t capacity = context->group_capacity ? context->group_capacity * 2 : 16;
+        size_t *ends = realloc(context->group_ends, capacity * sizeof(size_t));
+        if (ends == NULL) return false;
+        context->group_ends = ends;
+        context->group_capacity = capacity;
+    }
+    for (size_t i = 0; i < count; i++) {
+        // Every VASliceParameterBuffer* begins with slice_data_size, slice_data_offset.
+        uint32_t fields[2];
+        memcpy(fields, buffer->data + i * buffer->element_size, sizeof(fields));
+        context->pending[context->pending_count++] = (PendingSlice){.size = fields[0], .offset = fields[1]};
+    }
+    context->group_ends[context->group_count++] = context->pending_count;
+    return true;
+}
+
+static void hash_slice_data(Context *context, const Buffer *buffer) {
+    if (context->group_head == context->group_count) {
+        context->invalid_slice = true; // slice data without slice parameters
+        return;
+    }
+    size_t end = context->group_ends[context->group_head++];
+    size_t data_size = (size_t)buffer->element_size * buffer->num_elements;
+    for (; context->pending_head < end; context->pending_head++) {
+        PendingSlice slice = context->pending[context->pending_head];
+        if ((size_t)slice.offset + slice.size > data_size) {
+            context->invalid_slice = true;
+            continue;
+        }
+        const uint8_t *bytes = buffer->data + slice.offset;
+        size_t length = slice.size;
+        while (length > 0 && bytes[length - 1] == 0) length--;
+        context->hash = fnv1a(context->hash, bytes, length);
+        context->slices += 1;
+    }
+}
+
+static VAStatus vatb_RenderPicture(VADriverContextP ctx, VAContextID context_id, VABufferID *buffers, int num_buffers) {
+    ENTER(ctx);
+    Context *context = table_get(&driver->contexts, context_id);
+    if (context == NULL) {
+        status = VA_STATUS_ERROR_INVALID_CONTEXT;
+        LEAVE();
+    }
+    if (!context->in_picture) {
+        status = VA_STATUS_ERROR_OPERATION_FAILED;
+        LEAVE();
+    }
+    for (int i = 0; i < num_buffers; i++) {
+        if (table_get(&driver->buffers, buffers[i]) == NULL) status = VA_STATUS_ERROR_INVALID_BUFFER;
+    }
+    for (int i = 0; status == VA_STATUS_SUCCESS && i < num_buffers; i++) {
+        const Buffer *buffer = table_get(&driver->buffers, buffers[i]);
+        switch (buffer->type) {
+        case VAPictureParameterBufferType: take_picture_parameters(driver, context, buffer); break;
+        case VASliceParameterBufferType:
+            if (!push_slice_parameters(context, buffer)) status = VA_STATUS_ERROR_ALLOCATION_FAILED;
+            break;
+        case VASliceDataBufferType: hash_slice_data(context, buffer); break;
+        default: break;
+        }
+    }
+    LEAVE();
+}
+
+static void write_u32(uint8_t *to, uint32_t value) {
+    for (int i = 0; i < 4; i++) to[i] = (uint8_t)(value >> (8 * i));
+}
+
+static void write_u64(uint8_t *to, uint64_t value) {
+    for (int i = 0; i < 8; i++) to[i] = (uint8_t)(value >> (8 * i));
+}
+
+// Fills the luma plane with the hash pattern and the chroma plane with 0x80.
+static void fill_picture(Surface *surface, uint64_t hash) {
+    uint32_t luma_rows = surface->chroma_offset / surface->pitch;
+    for (uint32_t y = 0; y < luma_rows; y++) {
+        uint8_t *row = surface->data + (size_t)y * surface->pitch;
+        for (uint32_t x = 0; x < surface->pitch; x++) row[x] = (uint8_t)(hash >> (8 * ((x + y) & 7)));
+    }
+    memset(surface->data + surface->chroma_offset, 0x80, surface->size - surface->chroma_offset);
+}
+
+static void write_stamp(
+    Surface *surface, const char *magic, int32_t poc, uint32_t decode_index, uint64_t hash, uint32_t slices,
+    VAProfile profile
+) {
+    uint8_t *stamp = surface->data;
+    memcpy(stamp, magic, 4);
+    write_u32(stamp + 4, VATB_STAMP_VERSION);
+    write_u32(stamp + 8, (uint32_t)poc);
+    write_u32(stamp + 12, decode_index);
+    write_u64(stamp + 16, hash);
+    write_u32(stamp + 24, slices);
+    write_u32(stamp + 28, (uint32_t)profile);
+}
+
+static VAStatus vatb_EndPicture(VADriverContextP ctx, VAContextID context_id) {
+    ENTER(ctx);
+    Context *context = table_get(&driver->contexts, context_id);
+    if (context == NULL) {
+        status = VA_STATUS_ERROR_INVALID_CONTEXT;
+        LEAVE();
+    }
+    Surface *surface = table_get(&driver->surfaces, context->target);
+    if (!context->in_picture || surface == NULL) {
+        reset_picture(context);
+        status = surface == NULL && context->in_picture ? VA_STATUS_ERROR_INVALID_SURFACE
+                                                         : VA_STATUS_ERROR_OPERATION_FAILED;
+        LEAVE();
+    }
+    driver->end_picture_calls += 1;
+    bool fail = in_fault_window(&driver->fail_end_picture, driver->end_picture_calls) || context->invalid_slice;
+    fill_picture(surface, context->hash);
+    if (fail) {
+        write_stamp(surface, "FALT", context->poc, 0, context->hash, context->slices, context->profile);
+        surface->has_first_field = false;
+        atomic_fetch_add(&total_failed_end_pictures, 1);
+        status = VA_STATUS_ERROR_DECODING_ERROR;
+    } else {
+        context->decode_index += 1;
+        write_stamp(
+            surface, "VATB", context->poc, context->decode_index, context->hash, context->slices, context->profile);
+        bool first_field = context->field_flags != 0 && !surface->has_first_field;
+        surface->has_first_field = first_field;
+        if (first_field) {
+            surface->first_field_flags = context->field_flags;
+            surface->first_field_hash = context->hash;
+            surface->first_field_poc = context->poc;
+            surface->first_field_slices = context->slices;
+        }
+        atomic_fetch_add(&total_end_pictures, 1);
+    }
+    reset_picture(context);
+    LEAVE();
+}
+
+static VAStatus vatb_SyncSurface(VADriverContextP ctx, VASurfaceID render_target) {
+    ENTER(ctx);
+    Surface *surface = table_get(&driver->surfaces, render_target);
+    atomic_fetch_add(&total_syncs, 1);
+    if (surface == NULL) {
+        status = VA_STATUS_ERROR_INVALID_SURFACE;
+        LEAVE();
+    }
+    driver->sync_calls += 1;
+    if (in_fault_window(&driver->fail_sync, driver->sync_calls)) {
+        memcpy(surface->data, "FALT", 4);
+        status = VA_STATUS_ERROR_DECODING_ERROR;
+    }
+    LEAVE();
+}
+
+static VAStatus vatb_SyncSurface2(VADriverContextP ctx, VASurfaceID surface, uint64_t timeout_ns) {
+    (void)timeout_ns;
+    return vatb_SyncSurface(ctx, surface);
+}
+
+static VAStatus vatb_QuerySurfaceStatus(VADriverContextP ctx, VASurfaceID render_target, VASurfaceStatus *status_out) {
+    ENTER(ctx);
+    if (table_get(&driver->surfaces, render_target) == NULL) {
+        status = VA_STATUS_ERROR_INVALID_SURFACE;
+    } else {
+        *status_out = VASurfaceReady;
+    }
+    LEAVE();
+}
+
+// MARK: - Images
+
+static VAStatus vatb_QueryImageFormats(VADriverContextP ctx, VAImageFormat *format_list, int *num_formats) {
+    ENTER(ctx);
+    memcpy(format_list, image_formats, sizeof(image_formats));
+    *num_formats = IMAGE_FORMAT_COUNT;
+    LEAVE();
+}
+
+static VAStatus add_image(
+    Driver *driver, uint32_t fourcc, unsigned int width, unsigned int height, Surface *alias, VASurfaceID alias_id,
+    VAImage *out
+) {
+    Layout layout;
+    if (!layout_for(fourcc, width, height, &layout)) return VA_STATUS_ERROR_INVALID_IMAGE_FORMAT;
+    Image *image = calloc(1, sizeof(*image));
+    if (image == NULL) return VA_STATUS_ERROR_ALLOCATION_FAILED;
+    Buffer *buffer = NULL;
+    VABufferID buffer_id = VA_INVALID_ID;
+    VAStatus status;
+    if (alias != NULL) {
+        buffer = calloc(1, sizeof(*buffer));
+        status = buffer == NULL ? VA_STATUS_ERROR_ALLOCATION_FAILED : VA_STATUS_SUCCESS;
+        if (status == VA_STATUS_SUCCESS) {
+            buffer->type = VAImageBufferType;
+            buffer->element_size = alias->size;
+            buffer->num_elements = 1;
+            buffer->capacity = alias->size;
+            buffer->data = alias->data;
+            buffer->owns_data = false;
+            status = table_add(&driver->buffers, buffer, &buffer_id);
+            if (status != VA_STATUS_SUCCESS) free(buffer);
+        }
+    } else {
+        status = create_buffer(driver, VAImageBufferType, layout.size, 1, NULL, &buffer_id, &buffer);
+        if (status == VA_STATUS_SUCCESS) {
+            memset(buffer->data + layout.chroma_offset, 0x80, layout.size - layout.chroma_offset);
+        }
+    }
+    if (status != VA_STATUS_SUCCESS) {
+        free(image);
+        return status;
+    }
+    buffer->owned_by_image = true;
+    VAImage *va = &image->image;
+    for (int i = 0; i < IMAGE_FORMAT_COUNT; i++) {
+        if (image_formats[i].fourcc == fourcc) va->format = image_formats[i];
+    }
+    va->buf = buffer_id;
+    va->width = (uint16_t)width;
+    va->height = (uint16_t)height;
+    va->data_size = layout.size;
+    va->num_planes = 2;
+    va->pitches[0] = va->pitches[1] = layout.pitch;
+    va->offsets[0] = 0;
+    va->offsets[1] = layout.chroma_offset;
+    image->derived_from = alias != NULL ? alias_id : VA_INVALID_ID;
+    status = table_add(&driver->images, image, &va->image_id);
+    if (status != VA_STATUS_SUCCESS) {
+        table_remove(&driver->buffers, buffer_id);
+        free_buffer(buffer);
+        free(image);
+        return status;
+    }
+    if (alias != NULL) alias->derived_images += 1;
+    *out = *va;
+    atomic_fetch_add(&live_images, 1);
+    return VA_STATUS_SUCCESS;
+}
+
+static VAStatus vatb_CreateImage(
+    VADriverContextP ctx, VAImageFormat *format, int width, int height, VAImage *image
+) {
+    ENTER(ctx);
+    if (width < 1 || height < 1) {
+        status = VA_STATUS_ERROR_INVALID_PARAMETER;
+    } else {
+        status = add_image(driver, format->fourcc, (unsigned int)width, (unsigned int)height, NULL, 0, image);
+    }
+    LEAVE();
+}
+
+static VAStatus vatb_DeriveImage(VADriverContextP ctx, VASurfaceID surface_id, VAImage *image) {
+    ENTER(ctx);
+    Surface *surface = table_get(&driver->surfaces, surface_id);
+    if (surface == NULL) {
+        status = VA_STATUS_ERROR_INVALID_SURFACE;
+    } else {
+        status = add_image(driver, surface->fourcc, surface->width, surface->height, surface, surface_id, image);
+    }
+    LEAVE();
+}
+
+static VAStatus vatb_DestroyImage(VADriverContextP ctx, VAImageID image_id) {
+    ENTER(ctx);
+    Image *image = table_get(&driver->images, image_id);
+    if (image == NULL) {
+        status = VA_STATUS_ERROR_INVALID_IMAGE;
+        LEAVE();
+    }
+    Surface *surface = table_get(&driver->surfaces, image->derived_from);
+    if (surface != NULL) surface->derived_images -= 1;
+    free_buffer(table_get(&driver->buffers, image->image.buf));
+    table_remove(&driver->buffers, image->image.buf);
+    table_remove(&driver->images, image_id);
+    free(image);
+    atomic_fetch_sub(&live_images, 1);
+    LEAVE();
+}
+
+// Checks that a rectangle (in luma samples) lies inside both the surface and the image, and that
+// they have the same format.
+static VAStatus check_rect(
+    const Surface *surface, const Image *image, int surface_x, int surface_y, int image_x, int image_y,
+    unsigned int width, unsigned int height
+) {
+    const VAImage *va = &image->image;
+    if (va->format.fourcc != surface->fourcc) return VA_STATUS_ERROR_INVALID_IMAGE_FORMAT;
+    if (surface_x < 0 || surface_y < 0 || image_x < 0 || image_y < 0) return VA_STATUS_ERROR_INVALID_PARAMETER;
+    if ((unsigned int)surface_x + width > surface->width || (unsigned int)surface_y + height > surface->height
+        || (unsigned int)image_x + width > va->width || (unsigned int)image_y + height > va->height) {
+        return VA_STATUS_ERROR_INVALID_PARAMETER;
+    }
+    return VA_STATUS_SUCCESS;
+}
+
+// Copies a rectangle between a surface and an image's memory; `to_image` chooses the direction.
+// Odd positions and sizes are widened for the half-resolution chroma plane.
+static void copy_planes(
+    Surface *surface, uint8_t *image_data, const VAImage *va, int surface_x, int surface_y, int image_x,
+    int image_y, unsigned int width, unsigned int height, bool to_image
+) {
+    unsigned int bps = surface->bytes_per_sample;
+    // Luma.
+    for (unsigned int row = 0; row < height; row++) {
+        uint8_t *s = surface->data + (size_t)(surface_y + (int)row) * surface->pitch + (size_t)surface_x * bps;
+        uint8_t *i = image_data + va->offsets[0] + (size_t)(image_y + (int)row) * va->pitches[0] + (size_t)image_x * bps;
+        if (to_image) {
+            memcpy(i, s, (size_t)width * bps);
+        } else {
+            memcpy(s, i, (size_t)width * bps);
+        }
+    }
+    // Chroma: interleaved CbCr at half resolution, so 2 samples (2 × bps bytes) per 2 luma columns.
+    unsigned int chroma_x0 = (unsigned int)surface_x / 2, image_cx0 = (unsigned int)image_x / 2;
+    unsigned int chroma_rows = (height + (unsigned int)surface_y % 2 + 1) / 2;
+    unsigned int chroma_columns = (width + (unsigned int)surface_x % 2 + 1) / 2;
+    for (unsigned int row = 0; row < chroma_rows; row++) {
+        unsigned int surface_row = (unsigned int)surface_y / 2 + row, image_row = (unsigned int)image_y / 2 + row;
+        if (surface_row >= (surface->height + 1) / 2 || image_row >= ((unsigned int)va->height + 1) / 2) break;
+        uint8_t *s = surface->data + surface->chroma_offset + (size_t)surface_row * surface->pitch
+            + (size_t)chroma_x0 * 2 * bps;
+        uint8_t *i = image_data + va->offsets[1] + (size_t)image_row * va->pitches[1] + (size_t)image_cx0 * 2 * bps;
+        size_t bytes = (size_t)chroma_columns * 2 * bps;
+        if (to_image) {
+            memcpy(i, s, bytes);
+        } else {
+            memcpy(s, i, bytes);
+        }
+    }
+}
+
+static VAStatus vatb_GetImage(
+    VADriverContextP ctx, VASurfaceID surface_id, int x, int y, unsigned int width, unsigned int height,
+    VAImageID image_id
+) {
+    ENTER(ctx);
+    Surface *surface = table_get(&driver->surfaces, surface_id);
+    Image *image = table_get(&driver->images, image_id);
+    if (surface == NULL) {
+        status = VA_STATUS_ERROR_INVALID_SURFACE;
+    } else if (image == NULL) {
+        status = VA_STATUS_ERROR_INVALID_IMAGE;
+    } else {
+        status = check_rect(surface, image, x, y, 0, 0, width, height);
+        Buffer *buffer = table_get(&driver->buffers, image->image.buf);
+        if (status == VA_STATUS_SUCCESS && buffer != NULL && buffer->data != surface->data) {
+            copy_planes(surface, buffer->data, &image->image, x, y, 0, 0, width, height, true);
+        }
+    }
+    LEAVE();
+}
+
+static VAStatus vatb_PutImage(
+    VADriverContextP ctx, VASurfaceID surface_id, VAImageID image_id, int src_x, int src_y, unsigned int src_width,
+    unsigned int src_height, int dest_x, int dest_y, unsigned int dest_width, unsigned int dest_height
+) {
+    ENTER(ctx);
+    Surface *surface = table_get(&driver->surfaces, surface_id);
+    Image *image = table_get(&driver->images, image_id);
+    if (surface == NULL) {
+        status = VA_STATUS_ERROR_INVALID_SURFACE;
+    } else if (image == NULL) {
+        status = VA_STATUS_ERROR_INVALID_IMAGE;
+    } else if (src_width != dest_width || src_height != dest_height) {
+        status = VA_STATUS_ERROR_UNIMPLEMENTED; // no scaling
+    } else {
+        status = check_rect(surface, image, dest_x, dest_y, src_x, src_y, src_width, src_height);
+        Buffer *buffer = table_get(&driver->buffers, image->image.buf);
+        if (status == VA_STATUS_SUCCESS && buffer != NULL && buffer->data != surface->data) {
+            copy_planes(surface, buffer->data, &image->image, dest_x, dest_y, src_x, src_y, src_width, src_height, false);
+        }
+    }
+    LEAVE();
+}
+
+// MARK: - Export
+
+static VAStatus vatb_ExportSurfaceHandle(
+    VADriverContextP ctx, VASurfaceID surface_id, uint32_t mem_type, uint32_t flags, void *descriptor
+) {
+    ENTER(ctx);
+    Surface *surface = table_get(&driver->surfaces, surface_id);
+    bool separate = (flags & VA_EXPORT_SURFACE_SEPARATE_LAYERS) != 0;
+    bool composed = (flags & VA_EXPORT_SURFACE_COMPOSED_LAYERS) != 0;
+    if (surface == NULL) {
+        status = VA_STATUS_ERROR_INVALID_SURFACE;
+    } else if (mem_type != VA_SURFACE_ATTRIB_MEM_TYPE_DRM_PRIME_2) {
+        status = VA_STATUS_ERROR_UNSUPPORTED_MEMORY_TYPE;
+    } else if (separate == composed || descriptor == NULL) {
+        status = VA_STATUS_ERROR_INVALID_PARAMETER;
+    }
+    if (status != VA_STATUS_SUCCESS) LEAVE();
+
+    int fd = memfd_create("vatb-surface", MFD_CLOEXEC);
+    if (fd < 0) {
+        status = VA_STATUS_ERROR_OPERATION_FAILED;
+        LEAVE();
+    }
+    size_t written = 0;
+    while (written < surface->size) {
+        ssize_t n = write(fd, surface->data + written, surface->size - written);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) break;
+        written += (size_t)n;
+    }
+    if (written != surface->size || lseek(fd, 0, SEEK_SET) != 0) {
+        close(fd);
+        status = VA_STATUS_ERROR_OPERATION_FAILED;
+        LEAVE();
+    }
+
+    VADRMPRIMESurfaceDescriptor *out = descriptor;
+    memset(out, 0, sizeof(*out));
+    bool ten_bit = surface->fourcc == VA_FOURCC_P010;
+    out->fourcc = surface->fourcc;
+    out->width = surface->width;
+    out->height = surface->height;
+    out->num_objects = 1;
+    out->objects[0].fd = fd;
+    out->objects[0].size = surface->size;
+    out->objects[0].drm_format_modifier = VATB_DRM_FORMAT_MOD_LINEAR;
+    if (composed) {
+        out->num_layers = 1;
+        out->layers[0].drm_format = ten_bit ? VATB_DRM_FORMAT_P010 : VATB_DRM_FORMAT_NV12;
+        out->layers[0].num_planes = 2;
+        out->layers[0].offset[1] = surface->chroma_offset;
+        out->layers[0].pitch[0] = out->layers[0].pitch[1] = surface->pitch;
+    } else {
+        out->num_layers = 2;
+        out->layers[0].drm_format = ten_bit ? VATB_DRM_FORMAT_R16 : VATB_DRM_FORMAT_R8;
+        out->layers[1].drm_format = ten_bit ? VATB_DRM_FORMAT_GR1616 : VATB_DRM_FORMAT_GR88;
+        out->layers[0].num_planes = out->layers[1].num_planes = 1;
+        out->layers[1].offset[0] = surface->chroma_offset;
+        out->layers[0].pitch[0] = out->layers[1].pitch[0] = surface->pitch;
+    }
+    LEAVE();
+}
+
+// MARK: - Not implemented
+
+static VAStatus vatb_QuerySurfaceError(VADriverContextP ctx, VASurfaceID surface, VAStatus error, void **info) {
+    (void)ctx, (void)surface, (void)error, (void)info;
+    return VA_STATUS_ERROR_UNIMPLEMENTED;
+}
+
+static VAStatus vatb_PutSurface(
+    VADriverContextP ctx, VASurfaceID surface, void *draw, short srcx, short srcy, unsigned short srcw,
+    unsigned short srch, short destx, short desty, unsigned short destw, unsigned short desth, VARectangle *cliprects,
+    unsigned int number_cliprects, unsigned int flags
+) {
+    (void)ctx, (void)surface, (void)draw, (void)srcx, (void)srcy, (void)srcw, (void)srch, (void)destx, (void)desty;
+    (void)destw, (void)desth, (void)cliprects, (void)number_cliprects, (void)flags;
+    return VA_STATUS_ERROR_UNIMPLEMENTED;
+}
+
+static VAStatus vatb_SetImagePalette(VADriverContextP ctx, VAImageID image, unsigned char *palette) {
+    (void)ctx, (void)image, (void)palette;
+    return VA_STATUS_ERROR_UNIMPLEMENTED;
+}
+
+static VAStatus vatb_QuerySubpictureFormats(
+    VADriverContextP ctx, VAImageFormat *format_list, unsigned int *flags, unsigned int *num_formats
+) {
+    (void)ctx, (void)format_list, (void)flags;
+    *num_formats = 0;
+    return VA_STATUS_SUCCESS;
+}
+
+static VAStatus vatb_CreateSubpicture(VADriverContextP ctx, VAImageID image, VASubpictureID *subpicture) {
+    (void)ctx, (void)image, (void)subpicture;
+    return VA_STATUS_ERROR_UNIMPLEMENTED;
+}
+
+static VAStatus vatb_DestroySubpicture(VADriverContextP ctx, VASubpictureID subpicture) {
+    (void)ctx, (void)subpicture;
+    return VA_STATUS_ERROR_INVALID_SUBPICTURE;
+}
+
+static VAStatus vatb_SetSubpictureImage(VADriverContextP ctx, VASubpictureID subpicture, VAImageID image) {
+    (void)ctx, (void)subpicture, (void)image;
+    return VA_STATUS_ERROR_UNIMPLEMENTED;
+}
+
+static VAStatus vatb_SetSubpictureChromakey(
+    VADriverContextP ctx, VASubpictureID subpicture, unsigned int chromakey_min, unsigned int chromakey_max,
+    unsigned int chromakey_mask
+) {
+    (void)ctx, (void)subpicture, (void)chromakey_min, (void)chromakey_max, (void)chromakey_mask;
+    return VA_STATUS_ERROR_UNIMPLEMENTED;
+}
+
+static VAStatus vatb_SetSubpictureGlobalAlpha(VADriverContextP ctx, VASubpictureID subpicture, float global_alpha) {
+    (void)ctx, (void)subpicture, (void)global_alpha;
+    return VA_STATUS_ERROR_UNIMPLEMENTED;
+}
+
+static VAStatus vatb_AssociateSubpicture(
+    VADriverContextP ctx, VASubpictureID subpicture, VASurfaceID *target_surfaces, int num_surfaces, short src_x,
+    short src_y, unsigned short src_width, unsigned short src_height, short dest_x, short dest_y,
+    unsigned short dest_width, unsigned short dest_height, unsigned int flags
+) {
+    (void)ctx, (void)subpicture, (void)target_surfaces, (void)num_surfaces, (void)src_x, (void)src_y;
+    (void)src_width, (void)src_height, (void)dest_x, (void)dest_y, (void)dest_width, (void)dest_height, (void)flags;
+    return VA_STATUS_ERROR_UNIMPLEMENTED;
+}
+
+static VAStatus vatb_DeassociateSubpicture(
+    VADriverContextP ctx, VASubpictureID subpicture, VASurfaceID *target_surfaces, int num_surfaces
+) {
+    (void)ctx, (void)subpicture, (void)target_surfaces, (void)num_surfaces;
+    return VA_STATUS_ERROR_UNIMPLEMENTED;
+}
+
+static VAStatus vatb_QueryDisplayAttributes(VADriverContextP ctx, VADisplayAttribute *attr_list, int *num_attributes) {
+    (void)ctx, (void)attr_list;
+    *num_attributes = 0;
+    return VA_STATUS_SUCCESS;
+}
+
+static VAStatus vatb_GetDisplayAttributes(VADriverContextP ctx, VADisplayAttribute *attr_list, int num_attributes) {
+    (void)ctx, (void)attr_list, (void)num_attributes;
+    return VA_STATUS_ERROR_UNIMPLEMENTED;
+}
+
+static VAStatus vatb_SetDisplayAttributes(VADriverContextP ctx, VADisplayAttribute *attr_list, int num_attributes) {
+    (void)ctx, (void)attr_list, (void)num_attributes;
+    return VA_STATUS_ERROR_UNIMPLEMENTED;
+}
+
+static VAStatus vatb_LockSurface(
+    VADriverContextP ctx, VASurfaceID surface, unsigned int *fourcc, unsigned int *luma_stride,
+    unsigned int *chroma_u_stride, unsigned int *chroma_v_stride, unsigned int *luma_offset,
+    unsigned int *chroma_u_offset, unsigned int *chroma_v_offset, unsigned int *buffer_name, void **buffer
+) {
+    (void)ctx, (void)surface, (void)fourcc, (void)luma_stride, (void)chroma_u_stride, (void)chroma_v_stride;
+    (void)luma_offset, (void)chroma_u_offset, (void)chroma_v_offset, (void)buffer_name, (void)buffer;
+    return VA_STATUS_ERROR_UNIMPLEMENTED;
+}
+
+static VAStatus vatb_UnlockSurface(VADriverContextP ctx, VASurfaceID surface) {
+    (void)ctx, (void)surface;
+    return VA_STATUS_ERROR_UNIMPLEMENTED;
+}
+
+static VAStatus vatb_AcquireBufferHandle(VADriverContextP ctx, VABufferID buf_id, VABufferInfo *buf_info) {
+    (void)ctx, (void)buf_id, (void)buf_info;
+    return VA_STATUS_ERROR_UNIMPLEMENTED;
+}
+
+static VAStatus vatb_ReleaseBufferHandle(VADriverContextP ctx, VABufferID buf_id) {
+    (void)ctx, (void)buf_id;
+    return VA_STATUS_ERROR_UNIMPLEMENTED;
+}
+
+static VAStatus vatb_SyncBuffer(VADriverContextP ctx, VABufferID buf_id, uint64_t timeout_ns) {
+    (void)ctx, (void)buf_id, (void)timeout_ns;
+    return VA_STATUS_ERROR_UNIMPLEMENTED;
+}
+
+// MARK: - Init and terminate
+
+static VAStatus vatb_Terminate(VADriverContextP ctx) {
+    Driver *driver = DRIVER(ctx);
+    trace(driver, "Terminate");
+    // Leftovers are freed, but the live counts stay: only explicit destroy calls lower them.
+    free_table(&driver->images, free);
+    free_table(&driver->buffers, free_buffer_item);
+    free_table(&driver->contexts, free_context_item);
+    free_table(&driver->surfaces, free_surface_item);
+    free_table(&driver->configs, free);
+    pthread_mutex_destroy(&driver->lock);
+    free(driver);
+    ctx->pDriverData = NULL;
+    atomic_fetch_sub(&live_drivers, 1);
+    return VA_STATUS_SUCCESS;
+}
+
+#define VATB_INIT_NAME_(major, minor) __vaDriverInit_##major##_##minor
+#define VATB_INIT_NAME(major, minor) VATB_INIT_NAME_(major, minor)
+#define VATB_INIT_FUNC VATB_INIT_NAME(VA_MAJOR_VERSION, VA_MINOR_VERSION)
+
+/// The entry point libva looks up (`__vaDriverInit_1_17` with libva 2.17's headers).
+VAStatus VATB_INIT_FUNC(VADriverContextP ctx);
+
+VAStatus VATB_INIT_FUNC(VADriverContextP ctx) {
+    Driver *driver = calloc(1, sizeof(*driver));
+    if (driver == NULL) return VA_STATUS_ERROR_ALLOCATION_FAILED;
+    if (pthread_mutex_init(&driver->lock, NULL) != 0) {
+        free(driver);
+        return VA_STATUS_ERROR_OPERATION_FAILED;
+    }
+    driver->configs.base = ID_BASE_CONFIG;
+    driver->contexts.base = ID_BASE_CONTEXT;
+    driver->surfaces.base = ID_BASE_SURFACE;
+    driver->buffers.base = ID_BASE_BUFFER;
+    driver->images.base = ID_BASE_IMAGE;
+    parse_environment(driver);
+    trace(driver, "Init");
+
+    ctx->pDriverData = driver;
+    ctx->version_major = VA_MAJOR_VERSION;
+    ctx->version_minor = VA_MINOR_VERSION;
+    ctx->max_profiles = PROFILE_COUNT;
+    ctx->max_entrypoints = 1;
+    ctx->max_attributes = 4;
+    ctx->max_image_formats = IMAGE_FORMAT_COUNT;
+    ctx->max_subpic_formats = 1;
+    ctx->max_display_attributes = 1;
+    ctx->str_vendor = VATB_VENDOR;
+
+    struct VADriverVTable *vtable = ctx->vtable;
+    vtable->vaTerminate = vatb_Terminate;
+    vtable->vaQueryConfigProfiles = vatb_QueryConfigProfiles;
+    vtable->vaQueryConfigEntrypoints = vatb_QueryConfigEntrypoints;
+    vtable->vaGetConfigAttributes = vatb_GetConfigAttributes;
+    vtable->vaCreateConfig = vatb_CreateConfig;
+    vtable->vaDestroyConfig = vatb_DestroyConfig;
+    vtable->vaQueryConfigAttributes = vatb_QueryConfigAttributes;
+    vtable->vaCreateSurfaces = vatb_CreateSurfaces;
+    vtable->vaDestroySurfaces = vatb_DestroySurfaces;
+    vtable->vaCreateContext = vatb_CreateContext;
+    vtable->vaDestroyContext = vatb_DestroyContext;
+    vtable->vaCreateBuffer = vatb_CreateBuffer;
+    vtable->vaBufferSetNumElements = vatb_BufferSetNumElements;
+    vtable->vaMapBuffer = vatb_MapBuffer;
+    vtable->vaUnmapBuffer = vatb_UnmapBuffer;
+    vtable->vaDestroyBuffer = vatb_DestroyBuffer;
+    vtable->vaBeginPicture = vatb_BeginPicture;
+    vtable->vaRenderPicture = vatb_RenderPicture;
+    vtable->vaEndPicture = vatb_EndPicture;
+    vtable->vaSyncSurface = vatb_SyncSurface;
+    vtable->vaQuerySurfaceStatus = vatb_QuerySurfaceStatus;
+    vtable->vaQuerySurfaceError = vatb_QuerySurfaceError;
+    vtable->vaPutSurface = vatb_PutSurface;
+    vtable->vaQueryImageFormats = vatb_QueryImageFormats;
+    vtable->vaCreateImage = vatb_CreateImage;
+    vtable->vaDeriveImage = vatb_DeriveImage;
+    vtable->vaDestroyImage = vatb_DestroyImage;
+    vtable->vaSetImagePalette = vatb_SetImagePalette;
+    vtable->vaGetImage = vatb_GetImage;
+    vtable->vaPutImage = vatb_PutImage;
+    vtable->vaQuerySubpictureFormats = vatb_QuerySubpictureFormats;
+    vtable->vaCreateSubpicture = vatb_CreateSubpicture;
+    vtable->vaDestroySubpicture = vatb_DestroySubpicture;
+    vtable->vaSetSubpictureImage = vatb_SetSubpictureImage;
+    vtable->vaSetSubpictureChromakey = vatb_SetSubpictureChromakey;
+    vtable->vaSetSubpictureGlobalAlpha = vatb_SetSubpictureGlobalAlpha;
+    vtable->vaAssociateSubpicture = vatb_AssociateSubpicture;
+    vtable->vaDeassociateSubpicture = vatb_DeassociateSubpicture;
+    vtable->vaQueryDisplayAttributes = vatb_QueryDisplayAttributes;
+    vtable->vaGetDisplayAttributes = vatb_GetDisplayAttributes;
+    vtable->vaSetDisplayAttributes = vatb_SetDisplayAttributes;
+    vtable->vaBufferInfo = vatb_BufferInfo;
+    vtable->vaLockSurface = vatb_LockSurface;
+    vtable->vaUnlockSurface = vatb_UnlockSurface;
+    vtable->vaCreateSurfaces2 = vatb_CreateSurfaces2;
+    vtable->vaQuerySurfaceAttributes = vatb_QuerySurfaceAttributes;
+    vtable->vaAcquireBufferHandle = vatb_AcquireBufferHandle;
+    vtable->vaReleaseBufferHandle = vatb_ReleaseBufferHandle;
+    vtable->vaExportSurfaceHandle = vatb_ExportSurfaceHandle;
+    vtable->vaSyncSurface2 = vatb_SyncSurface2;
+    vtable->vaSyncBuffer = vatb_SyncBuffer;
+
+    atomic_fetch_add(&live_drivers, 1);
+    return VA_STATUS_SUCCESS;
+}
