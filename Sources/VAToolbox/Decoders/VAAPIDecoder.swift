@@ -1,5 +1,6 @@
 internal import CFFmpeg
 internal import CVAAPI
+import Synchronization
 
 /// H.264 / HEVC decoding on the GPU: libavcodec's VA-API hwaccel, running on the session's own
 /// VA display (an `AVHWDeviceContext` wrapping a ``VADevice``), into a surface pool sized here.
@@ -24,6 +25,8 @@ final class VAAPIDecoder: LibavcodecDecoder {
     override var isHardware: Bool { true }
 
     private let negotiation: FormatNegotiation
+    private let extraSurfaces: Int
+    private let heldSurfaces = SurfaceCounter()
 
     /// Opens libavcodec with the VA-API hwaccel on `device`.
     ///
@@ -42,6 +45,7 @@ final class VAAPIDecoder: LibavcodecDecoder {
     ) throws(VTError) {
         self.device = device
         self.profile = profile
+        self.extraSurfaces = max(1, extraSurfaces)
         let negotiation = FormatNegotiation(extraSurfaces: extraSurfaces)
         self.negotiation = negotiation
         try super.init(formatDescription: formatDescription) { context throws(VTError) in
@@ -72,6 +76,16 @@ final class VAAPIDecoder: LibavcodecDecoder {
         }
     }
 
+    /// Whether the driver failed to decode a picture during the last ``send(_:token:)``: that
+    /// picture is reported when it comes out, and the frames decoded after it may refer to it.
+    private(set) var faultedDuringLastSend = false
+
+    override func send(_ data: [UInt8], token: Int64) throws(VTError) -> [DecodedPicture] {
+        let before = device.faults?.failureCount ?? 0
+        defer { faultedDuringLastSend = (device.faults?.failureCount ?? 0) > before }
+        return try super.send(data, token: token)
+    }
+
     override func sendError(_ status: Int32) -> VTError {
         if let failure = negotiation.failure { return failure }
         return super.sendError(status).replacingStatus(with: .videoDecoderMalfunction)
@@ -88,10 +102,22 @@ final class VAAPIDecoder: LibavcodecDecoder {
                     status, "vaSyncSurface", as: .videoDecoderMalfunction, "the GPU failed to finish the picture")
             }
         }
-        guard let fault else { return try super.picture(from: frame) }
-        let token = frame.pointee.pts
-        av_frame_unref(frame)
-        return DecodedPicture(token: token, pixelBuffer: nil, damage: fault)
+        if let fault {
+            let token = frame.pointee.pts
+            av_frame_unref(frame)
+            return DecodedPicture(token: token, pixelBuffer: nil, damage: fault)
+        }
+        // The pool has `extraSurfaces` surfaces beyond libavcodec's own needs. When the
+        // application holds that many pictures already, this one is copied to CPU memory so that
+        // its surface goes back to the pool: decoding never runs out of surfaces.
+        if heldSurfaces.count >= extraSurfaces {
+            let copy = try SurfaceMapping.download(frame)
+            av_frame_unref(frame)
+            av_frame_move_ref(frame, copy.pointer)
+        } else {
+            heldSurfaces.track(frame)
+        }
+        return try super.picture(from: frame)
     }
 
     /// Whether `profile` is the stream's own profile, not one that contains it.
@@ -164,5 +190,35 @@ final class FormatNegotiation {
         context.pointee.hw_frames_ctx = frames
         failure = nil
         return AV_PIX_FMT_VAAPI
+    }
+}
+
+/// Counts the surfaces handed out in pixel buffers that are still alive: each tracked frame
+/// carries a reference (`opaque_ref`) whose release, when the frame goes, counts it out.
+final class SurfaceCounter: Sendable {
+    private let alive = Atomic<Int>(0)
+
+    /// Surfaces held outside the decoder now.
+    var count: Int { alive.load(ordering: .acquiring) }
+
+    /// Counts `frame` in until it is freed.
+    func track(_ frame: UnsafeMutablePointer<AVFrame>) {
+        let owner = Unmanaged.passRetained(self)
+        guard
+            let marker = av_buffer_create(
+                nil, 0,
+                { opaque, _ in
+                    guard let opaque else { return }
+                    let counter = Unmanaged<SurfaceCounter>.fromOpaque(opaque)
+                    counter.takeUnretainedValue().alive.subtract(1, ordering: .releasing)
+                    counter.release()
+                }, owner.toOpaque(), 0)
+        else {
+            owner.release()
+            return
+        }
+        alive.add(1, ordering: .releasing)
+        av_buffer_unref(&frame.pointee.opaque_ref)
+        frame.pointee.opaque_ref = marker
     }
 }

@@ -24,7 +24,9 @@ enum DecoderSelection {
     /// (`auto`, `vaapi`, `none`) changes the default ``DecoderSpecification/HardwareAcceleration/preferred``
     /// only — an application's explicit `.required` or `.disabled` stands — and
     /// `VATOOLBOX_RENDER_NODE` names the node when the specification names none.
-    static func effective(_ specification: DecoderSpecification) -> DecoderSpecification {
+    static func effective(
+        _ specification: DecoderSpecification, environment: (String) -> String? = environment
+    ) -> DecoderSpecification {
         var effective = specification
         if specification.hardwareAcceleration == .preferred, let value = environment("VATOOLBOX_HWACCEL") {
             switch value.lowercased() {

@@ -297,7 +297,15 @@ public final class DecompressionSession: Sendable {
                 state.continuity.learn(job.sample.formatDescription)
                 state.continuityFormat = job.sample.formatDescription
             }
-            if state.continuity.follow(job.sample) { state.pending[job.token]?.missingReference = true }
+            if state.continuity.follow(job.sample) {
+                state.pending[job.token]?.missingReference =
+                    "a reference picture this frame depends on is missing (frame_num gap)"
+            }
+            if job.sample.isSync {
+                state.hardwareFaultSinceSync = false
+            } else if state.hardwareFaultSinceSync {
+                state.pending[job.token]?.missingReference = Self.afterHardwareFault
+            }
             return state.needsSync
         }
         if skip {
@@ -327,6 +335,7 @@ public final class DecompressionSession: Sendable {
         }
         do {
             let pictures = try current.send(data, token: job.token)
+            if (current as? VAAPIDecoder)?.faultedDuringLastSend == true { noteHardwareFault(after: job.token) }
             deliver(pictures, lostAfterDrain: false)
         } catch {
             if let hardware = current as? VAAPIDecoder, let failure = hardware.initializationFailure,
@@ -351,7 +360,7 @@ public final class DecompressionSession: Sendable {
             // With frame threads libavcodec may report an earlier packet's failure here; the
             // frame is then reported against this sample, and a picture that still comes for it
             // later is not handed out twice (`finish` forgets a token once reported).
-            if current.isHardware { countHardwareResult(error) }
+            if current.isHardware { countHardwareResult(error, token: job.token) }
             finish(job.token, status: error, image: nil)
         }
         let faults = state.withLock { $0.consecutiveHardwareFaults }
@@ -365,13 +374,25 @@ public final class DecompressionSession: Sendable {
         }
     }
 
+    private static let afterHardwareFault =
+        "the frame may refer to a picture the GPU failed to decode (since the last sync sample)"
+
     /// Counts GPU faults in a row: a malfunction adds one, a clean picture starts again at zero.
-    private func countHardwareResult(_ status: VTError?) {
+    /// A faulted picture also damages the frames decoded after it up to the next sync sample,
+    /// which may refer to it: they are flagged as missing a reference.
+    private func countHardwareResult(_ status: VTError?, token: Int64) {
+        let isFault = status == VTError.videoDecoderMalfunction
+        state.withLock { $0.consecutiveHardwareFaults = isFault ? $0.consecutiveHardwareFaults + 1 : 0 }
+        if isFault { noteHardwareFault(after: token) }
+    }
+
+    /// Flags the frames decoded after a GPU fault, up to the next sync sample: they may refer to
+    /// the picture the GPU failed.
+    private func noteHardwareFault(after token: Int64) {
         state.withLock { state in
-            if status == VTError.videoDecoderMalfunction {
-                state.consecutiveHardwareFaults += 1
-            } else {
-                state.consecutiveHardwareFaults = 0
+            state.hardwareFaultSinceSync = true
+            for later in state.pending.keys where later > token {
+                state.pending[later]?.missingReference = Self.afterHardwareFault
             }
         }
     }
@@ -406,6 +427,7 @@ public final class DecompressionSession: Sendable {
             state.hardwareUnavailableReason = why
             state.needsSync = true
             state.consecutiveHardwareFaults = 0
+            state.hardwareFaultSinceSync = false
         }
     }
 
@@ -418,7 +440,7 @@ public final class DecompressionSession: Sendable {
     private func deliver(_ pictures: [DecodedPicture], lostAfterDrain: Bool) {
         let isHardware = decoder.current?.isHardware ?? false
         for picture in pictures {
-            if isHardware { countHardwareResult(picture.damage) }
+            if isHardware { countHardwareResult(picture.damage, token: picture.token) }
             finish(picture.token, status: picture.damage, image: picture.pixelBuffer)
         }
         guard lostAfterDrain else { return }
@@ -435,12 +457,7 @@ public final class DecompressionSession: Sendable {
     private func finish(_ token: Int64, status: VTError?, image: PixelBuffer?) {
         guard let pending = state.withLock({ $0.pending.removeValue(forKey: token) }) else { return }
         // libavcodec conceals a lost reference without flagging the frames it damages.
-        let status =
-            status
-            ?? (pending.missingReference
-                ? VTError.videoDecoderReferenceMissing.with(
-                    "a reference picture this frame depends on is missing (frame_num gap)")
-                : nil)
+        let status = status ?? pending.missingReference.map { VTError.videoDecoderReferenceMissing.with($0) }
         guard let image, !pending.flags.contains(.doNotOutputFrame) else {
             outputHandler(pending.output(status: status, image: nil))
             return
@@ -558,8 +575,9 @@ extension DecompressionSession {
         let timing: SampleTimingInfo
         let flags: DecodeFrameFlags
         let refcon: (any Sendable)?
-        /// Set when the frame was decoded after a reference picture went missing.
-        var missingReference = false
+        /// Why the frame may lack a reference picture, when it may: a reference went missing
+        /// before it, or the GPU failed a picture it may refer to.
+        var missingReference: String?
 
         func output(status: VTError?, image: PixelBuffer?) -> DecompressionOutput {
             var info: DecodeInfoFlags = flags.contains(.enableAsynchronousDecompression) ? .asynchronous : []
@@ -591,6 +609,9 @@ extension DecompressionSession {
         var hardwareUnavailableReason: String?
         /// GPU faults in a row.
         var consecutiveHardwareFaults = 0
+        /// A GPU fault happened since the last sync sample: later frames may refer to the
+        /// faulted picture.
+        var hardwareFaultSinceSync = false
     }
 
     /// What the session knows of the GPU it decodes on.

@@ -4,12 +4,14 @@ import Synchronization
 /// Records which surfaces the driver failed to decode into, by watching `vaBeginPicture` and
 /// `vaEndPicture` on a display.
 ///
-/// Why: libavcodec's H.264 decoder logs a failed `vaEndPicture` ("hardware accelerator failed to
-/// decode picture") and still outputs the picture, whose surface then holds stale or partial
-/// pixels — silent wrong output. The ledger wraps the two entry points of the display's driver
-/// table (the table is per display and libva reaches the driver only through it), so every
-/// picture whose decode failed is known by its surface and reported as
-/// ``VTError/videoDecoderMalfunction`` instead of being handed out.
+/// Why: libavcodec handles a failed `vaEndPicture` badly for a caller that reports per frame.
+/// Its HEVC decoder drops the picture and fails the packet; its H.264 decoder fails the packet,
+/// skips the picture it was about to output (an innocent one), and later outputs the failed
+/// picture, whose surface holds stale pixels — silent wrong output. The ledger wraps two entry
+/// points of the display's driver table (the table is per display, and libva reaches the driver
+/// only through it): it records the failure against the surface being decoded and tells
+/// libavcodec the call succeeded, so that decoding goes on in order and exactly the failed
+/// picture is reported, as ``VTError/videoDecoderMalfunction``, when it comes out.
 final class SurfaceFaultLedger: Sendable {
     private struct Entry {
         /// The driver's own entry points, called through.
@@ -52,10 +54,15 @@ final class SurfaceFaultLedger: Sendable {
             if status != VA_STATUS_SUCCESS {
                 let error = VAStatusCheck.error(
                     status, "vaEndPicture", as: .videoDecoderMalfunction, "the GPU failed to decode the picture")
-                SurfaceFaultLedger.entries.withLock { entries in
-                    if let target = entries[key]?.targets[context] { entries[key]?.faulted[target] = error }
+                let recorded = SurfaceFaultLedger.entries.withLock { entries -> Bool in
+                    guard let target = entries[key]?.targets[context] else { return false }
+                    entries[key]?.faulted[target] = error
                     entries[key]?.failures += 1
+                    return true
                 }
+                // Recorded: the picture is reported when it comes out. Not recorded (no
+                // vaBeginPicture seen for the context): libavcodec hears of it.
+                return recorded ? VA_STATUS_SUCCESS : status
             }
             return status
         }

@@ -88,6 +88,7 @@ enum SurfaceMapping {
         try FFmpegStatus.check(av_frame_get_buffer(copy, 0), "av_frame_get_buffer", "allocating a frame")
         try FFmpegStatus.check(av_frame_copy(copy, mapped.pointer), "av_frame_copy", "copying a read-back surface")
         av_frame_copy_props(copy, mapped.pointer)
+        av_buffer_unref(&copy.pointee.opaque_ref)
         return reference
     }
 }

@@ -1,0 +1,480 @@
+import Foundation
+import Synchronization
+import Testing
+
+@testable import VAToolbox
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The VA-API path through the public session API, on the test VA driver (`/dev/null` as the
+/// render node, through the DRM shim): device selection, decoding, surface-backed pixel buffers,
+/// DMA-BUF export, fault injection and fallback, and cleanup.
+///
+/// Nested in ``VATestDriverTests`` so that it inherits its serialisation: the driver's fault
+/// variables and counters are process-wide.
+extension VATestDriverTests {
+    @Suite struct HardwareSessions {
+        /// The render node the test driver stands behind.
+        static let node = "/dev/null"
+        static let frameDuration = MediaTime(value: 1, timescale: 25)
+
+        // MARK: - Helpers
+
+        /// Outputs collected from a handler.
+        final class Outputs: Sendable {
+            private let list = Mutex<[DecompressionOutput]>([])
+            var handler: DecompressionSession.OutputHandler { { output in self.list.withLock { $0.append(output) } } }
+            var all: [DecompressionOutput] { list.withLock { $0 } }
+        }
+
+        static func samples(_ fixture: HardwareFixture) throws -> [SampleBuffer] {
+            var options = ElementaryStreamParser.Options()
+            options.frameDuration = frameDuration
+            let samples = ElementaryStreamParser.samples(
+                in: try TestData.bytes(fixture.url), codec: fixture.codec, options: options)
+            try #require(!samples.isEmpty)
+            return samples
+        }
+
+        static func fixture(_ name: String) throws -> HardwareFixture {
+            try #require(VATestDriverTests.hardwareFixtures.first { $0.name == name })
+        }
+
+        /// Creates a session with the test driver's libva variables (and `faults`) set while the
+        /// VA display opens.
+        static func session(
+            _ format: VideoFormatDescription, acceleration: DecoderSpecification.HardwareAcceleration = .required,
+            faults: [String: String] = [:], maximumFaults: Int = 3, attributes: ImageBufferAttributes? = nil,
+            outputs: Outputs
+        ) throws -> DecompressionSession {
+            var variables: [String: String?] = [
+                "LIBVA_DRIVERS_PATH": TestVADriver.buildDirectory.path, "LIBVA_DRIVER_NAME": TestVADriver.driverName,
+            ]
+            for name in TestVADriver.faultVariables { variables[name] = faults[name] }
+            let specification = DecoderSpecification(
+                hardwareAcceleration: acceleration, renderNodePath: node, threadCount: 1,
+                maximumConsecutiveHardwareFaults: maximumFaults)
+            return try TestVADriver.withEnvironment(variables) {
+                try DecompressionSession(
+                    formatDescription: format, decoderSpecification: specification,
+                    imageBufferAttributes: attributes, outputHandler: outputs.handler)
+            }
+        }
+
+        /// Decodes every sample (refcon = index), finishes and invalidates.
+        static func decode(_ samples: [SampleBuffer], with session: DecompressionSession) throws {
+            for (index, sample) in samples.enumerated() {
+                try session.decodeFrame(sample, frameRefcon: index)
+            }
+            try session.finishDelayedFrames()
+            session.invalidate()
+        }
+
+        /// The software path's outputs for the same samples.
+        static func softwareOutputs(_ samples: [SampleBuffer]) throws -> [DecompressionOutput] {
+            let outputs = Outputs()
+            let session = try DecompressionSession(
+                formatDescription: samples[0].formatDescription,
+                decoderSpecification: DecoderSpecification(hardwareAcceleration: .disabled, threadCount: 1),
+                outputHandler: outputs.handler)
+            try decode(samples, with: session)
+            return outputs.all
+        }
+
+        /// The driver's identity of each sample: FNV-1a over its slice NAL units.
+        static func sliceHash(_ sample: SampleBuffer) -> UInt64 {
+            var hash = FNV1a64()
+            for unit in sample.nalUnits where unit.isVCL { hash.combineSlice(unit.bytes) }
+            return hash.value
+        }
+
+        /// The stamp at the start of a locked picture's luma plane.
+        static func stamp(_ image: PixelBuffer) -> DriverStamp? {
+            image.withLockedPlanes { planes in planes.first.flatMap { DriverStamp($0.row(0)) } }
+        }
+
+        /// The driver's live objects except the counters that only grow.
+        static func liveObjects() throws -> [Int] {
+            let live = try TestVADriver.liveObjects()
+            return [live.configs, live.contexts, live.surfaces, live.buffers, live.images]
+        }
+
+        // MARK: - Decoding on the GPU
+
+        @Test(arguments: VATestDriverTests.hardwareFixtures)
+        func everyFixtureDecodesOnTheGPUInPresentationOrder(fixture: HardwareFixture) throws {
+            try #require(TestVADriver.isBuilt)
+            let before = try Self.liveObjects()
+            let samples = try Self.samples(fixture)
+            let software = try Self.softwareOutputs(samples)
+            do {
+                let outputs = Outputs()
+                // The test keeps every picture: the pool gets a spare surface for each.
+                let session = try Self.session(
+                    samples[0].formatDescription, attributes: ImageBufferAttributes(minimumBufferCount: samples.count),
+                    outputs: outputs)
+                #expect(session.usingHardwareAcceleratedVideoDecoder)
+                #expect(session.hardwareUnavailableReason == nil)
+                #expect(session.renderNode?.path == Self.node)
+                let fullRange = samples[0].formatDescription.extensions.fullRangeVideo
+                let native: PixelFormat =
+                    fixture.tenBit
+                    ? (fullRange ? .p010FullRange : .p010VideoRange) : (fullRange ? .nv12FullRange : .nv12VideoRange)
+                #expect(session.nativePixelFormat == native)
+                try Self.decode(samples, with: session)
+                let results = outputs.all
+
+                // The same frames, in the same (presentation) order, as on the CPU.
+                #expect(results.count == samples.count)
+                #expect(results.map(\.presentationTimeStamp) == software.map(\.presentationTimeStamp))
+                #expect(
+                    results.allSatisfy { $0.status == nil },
+                    "\(results.compactMap(\.status).first.map { "\($0)" } ?? "")")
+                for output in results {
+                    guard let refcon = output.frameRefcon as? Int, let image = output.imageBuffer else {
+                        Issue.record("an output without refcon or image: \(output)")
+                        continue
+                    }
+                    #expect(output.presentationTimeStamp == samples[refcon].presentationTimeStamp)
+                    #expect(image.isGPUSurface)
+                    #expect(image.copiedByteCount == 0)
+                    #expect(image.pixelFormat == native)
+                    let expectedSize = software.first { $0.frameRefcon as? Int == refcon }?.imageBuffer
+                    #expect(image.width == expectedSize?.width)
+                    #expect(image.height == expectedSize?.height)
+                    // Locked planes: NV12/P010 shapes, and the driver's stamp for this very sample.
+                    let sampleBytes = fixture.tenBit ? 2 : 1
+                    image.withLockedPlanes { planes in
+                        #expect(planes.count == 2)
+                        guard planes.count == 2 else { return }
+                        #expect(planes[0].width == image.width && planes[0].height == image.height)
+                        #expect(planes[0].bytesPerRowOfPixels == image.width * sampleBytes)
+                        #expect(planes[1].width == (image.width + 1) / 2)
+                        #expect(planes[1].height == (image.height + 1) / 2)
+                        #expect(planes[1].bytesPerRowOfPixels == (image.width + 1) / 2 * 2 * sampleBytes)
+                        #expect(planes.allSatisfy { $0.bytesPerRow >= $0.bytesPerRowOfPixels })
+                    }
+                    let stamp = Self.stamp(image)
+                    #expect(stamp?.magic == "VATB", "refcon \(refcon)")
+                    #expect(stamp?.hash == Self.sliceHash(samples[refcon]), "refcon \(refcon)")
+                }
+            }
+            // Everything the decoder created is destroyed once the session and its pictures are gone.
+            #expect(try Self.liveObjects() == before)
+        }
+
+        /// An application that keeps every picture: once the pool's spare surfaces are all held,
+        /// later pictures come as CPU copies, and decoding never runs out of surfaces.
+        @Test func keepingEveryPictureNeverStarvesTheDecoder() throws {
+            let samples = try Self.samples(try Self.fixture("h264-high-bpyramid.264"))
+            let outputs = Outputs()
+            let session = try Self.session(samples[0].formatDescription, outputs: outputs)
+            try Self.decode(samples, with: session)
+            let results = outputs.all
+            #expect(results.count == samples.count)
+            #expect(results.allSatisfy { $0.status == nil })
+            let onGPU = results.filter { $0.imageBuffer?.isGPUSurface == true }.count
+            #expect(onGPU == DecoderSelection.defaultHeldSurfaces)
+            for output in results {
+                guard let refcon = output.frameRefcon as? Int, let image = output.imageBuffer else { continue }
+                #expect(Self.stamp(image)?.hash == Self.sliceHash(samples[refcon]), "refcon \(refcon)")
+            }
+        }
+
+        @Test func convertedOutputComesFromTheReadBackSurface() throws {
+            let fixture = try Self.fixture("h264-main-cabac.264")
+            let samples = try Self.samples(fixture)
+            let outputs = Outputs()
+            let session = try Self.session(
+                samples[0].formatDescription, attributes: ImageBufferAttributes(pixelFormat: .yuv420Planar),
+                outputs: outputs)
+            try Self.decode(samples, with: session)
+            let results = outputs.all
+            #expect(results.count == samples.count)
+            for output in results {
+                guard let refcon = output.frameRefcon as? Int, let image = output.imageBuffer else {
+                    Issue.record("missing image")
+                    continue
+                }
+                #expect(!image.isGPUSurface)
+                #expect(image.pixelFormat == .yuv420Planar)
+                // I420's luma is NV12's: the stamp survives the conversion.
+                #expect(Self.stamp(image)?.hash == Self.sliceHash(samples[refcon]))
+            }
+        }
+
+        @Test func writingToASurfaceCopiesItToCPUMemory() throws {
+            let samples = try Self.samples(try Self.fixture("hevc-main.265"))
+            let outputs = Outputs()
+            let session = try Self.session(samples[0].formatDescription, outputs: outputs)
+            try Self.decode(samples, with: session)
+            let image = try #require(outputs.all.first?.imageBuffer)
+            let stamp = Self.stamp(image)
+            try image.withLockedPlanesForWriting { planes in
+                planes[0].baseAddress.storeBytes(of: 0x58, as: UInt8.self)  // "X"
+            }
+            #expect(!image.isGPUSurface)
+            #expect(image.copiedByteCount >= image.width * image.height * 3 / 2)
+            #expect(Self.stamp(image)?.magic == "XATB")
+            #expect(Self.stamp(image)?.hash == stamp?.hash)
+        }
+
+        // MARK: - DMA-BUF
+
+        @Test(arguments: [true, false])
+        func dmaBufExportSharesTheSurfaceAndClosesItsDescriptors(separateLayers: Bool) throws {
+            let fixture = try Self.fixture("h264-cropped-642x362.264")
+            let samples = try Self.samples(fixture)
+            let outputs = Outputs()
+            let session = try Self.session(samples[0].formatDescription, outputs: outputs)
+            try Self.decode(samples, with: session)
+            let output = try #require(outputs.all.first)
+            let image = try #require(output.imageBuffer)
+            let refcon = try #require(output.frameRefcon as? Int)
+            var fds: [Int32] = []
+            do {
+                let buffer = try image.exportDMABuf(separateLayers: separateLayers)
+                #expect(DMABufDescriptor.name(ofFourCC: buffer.fourCC) == "NV12")
+                #expect(buffer.width >= image.width && buffer.height >= image.height)
+                #expect(!buffer.objects.isEmpty)
+                fds = buffer.objects.map(\.fd)
+                #expect(fds.allSatisfy { fcntl($0, F_GETFD) >= 0 })
+                #expect(buffer.objects.allSatisfy { $0.modifier == 0 && $0.size > 0 })
+                let layerNames = buffer.layers.map { DMABufDescriptor.name(ofFourCC: $0.drmFormat) }
+                #expect(layerNames == (separateLayers ? ["R8", "GR88"] : ["NV12"]))
+                let planes = buffer.layers.flatMap(\.planes)
+                #expect(planes.count == 2)
+                #expect(planes.allSatisfy { $0.pitch >= image.width })
+                // The luma plane's first bytes, read through the exported descriptor, are the stamp.
+                let luma = try #require(planes.first)
+                var bytes = [UInt8](repeating: 0, count: DriverStamp.size)
+                let read = bytes.withUnsafeMutableBytes {
+                    pread(buffer.objects[luma.objectIndex].fd, $0.baseAddress, $0.count, off_t(luma.offset))
+                }
+                #expect(read == DriverStamp.size)
+                #expect(DriverStamp(bytes)?.hash == Self.sliceHash(samples[refcon]))
+            }
+            // The descriptor is gone: its file descriptors are closed.
+            #expect(!fds.isEmpty)
+            #expect(fds.allSatisfy { fcntl($0, F_GETFD) == -1 && errno == EBADF })
+        }
+
+        @Test func aCPUPictureCannotBeExported() throws {
+            let samples = try Self.samples(try Self.fixture("h264-main-cabac.264"))
+            let image = try #require(try Self.softwareOutputs(samples).first?.imageBuffer)
+            #expect(!image.isGPUSurface)
+            let error = #expect(throws: VTError.self) { _ = try image.exportDMABuf() }
+            #expect(error == .parameter)
+            #expect(error?.reason.contains("CPU memory") == true)
+        }
+
+        // MARK: - Devices
+
+        @Test func deviceCapabilitiesAndSupportChecks() throws {
+            let format = try Self.samples(try Self.fixture("hevc-main10.265"))[0].formatDescription
+            let device = try TestVADriver.withEnvironment([
+                "LIBVA_DRIVERS_PATH": TestVADriver.buildDirectory.path, "LIBVA_DRIVER_NAME": TestVADriver.driverName,
+            ]) { try VADevice.open(path: Self.node) }
+            #expect(device.vendor == TestVADriver.vendor)
+            #expect(
+                device.capabilities.decodeProfiles.map(\.name) == [
+                    "H264ConstrainedBaseline", "H264Main", "H264High", "HEVCMain", "HEVCMain10",
+                ])
+            let main10 = try #require(device.capabilities.decodeProfiles.last)
+            #expect(main10.decodes10Bit420 && main10.maximumWidth == 4096 && main10.maximumHeight == 4096)
+            #expect(device.capabilities.decodes(.h264) && device.capabilities.decodes(.hevc))
+            // Opening the node again while the device is in use shares it.
+            #expect(try VADevice.open(path: Self.node) === device)
+            #expect((try? hardwareDecodeSupport(for: format, renderNodePath: Self.node).get())?.path == Self.node)
+            // H.264 High 10 has no VA profile: the reason says so.
+            let high10 = ElementaryStreamParser.samples(
+                in: try TestData.bytes(TestData.fixtures.appendingPathComponent("h264-high10.264")), codec: .h264)
+            let refusal = hardwareDecodeSupport(
+                for: try #require(high10.first).formatDescription, renderNodePath: Self.node)
+            guard case .failure(let error) = refusal else {
+                Issue.record("High 10 was accepted")
+                return
+            }
+            #expect(error == .couldNotFindVideoDecoder)
+            #expect(error.reason.contains("High 10"))
+        }
+
+        @Test func requiredWithoutADeviceFailsWithTheReason() throws {
+            let format = try Self.samples(try Self.fixture("h264-main-cabac.264"))[0].formatDescription
+            let error = #expect(throws: VTError.self) {
+                _ = try DecompressionSession(
+                    formatDescription: format,
+                    decoderSpecification: DecoderSpecification(
+                        hardwareAcceleration: .required, renderNodePath: "/dev/dri/renderD999")
+                ) { _ in }
+            }
+            #expect(error?.status == -12906)
+            #expect(error?.reason.contains("/dev/dri/renderD999") == true)
+            #expect(error?.reason.contains("no device") == true)
+        }
+
+        @Test func preferredWithoutADeviceDecodesOnTheCPUAndSaysWhy() throws {
+            let format = try Self.samples(try Self.fixture("h264-main-cabac.264"))[0].formatDescription
+            let session = try DecompressionSession(
+                formatDescription: format,
+                decoderSpecification: DecoderSpecification(renderNodePath: "/dev/dri/renderD999")
+            ) { _ in }
+            defer { session.invalidate() }
+            #expect(!session.usingHardwareAcceleratedVideoDecoder)
+            #expect(session.hardwareUnavailableReason?.contains("/dev/dri/renderD999") == true)
+        }
+
+        @Test func environmentOverridesOnlyTheDefault() {
+            let environment = ["VATOOLBOX_HWACCEL": "none", "VATOOLBOX_RENDER_NODE": "/dev/dri/renderD130"]
+            let lookup = { (name: String) in environment[name] }
+            let preferred = DecoderSelection.effective(DecoderSpecification(), environment: lookup)
+            #expect(preferred.hardwareAcceleration == .disabled)
+            #expect(preferred.renderNodePath == "/dev/dri/renderD130")
+            let required = DecoderSelection.effective(
+                DecoderSpecification(hardwareAcceleration: .required, renderNodePath: "/dev/x"), environment: lookup)
+            #expect(required.hardwareAcceleration == .required)
+            #expect(required.renderNodePath == "/dev/x")
+            let vaapi = DecoderSelection.effective(
+                DecoderSpecification(), environment: { $0 == "VATOOLBOX_HWACCEL" ? "vaapi" : nil })
+            #expect(vaapi.hardwareAcceleration == .required)
+            let disabled = DecoderSelection.effective(
+                DecoderSpecification(hardwareAcceleration: .disabled),
+                environment: { $0 == "VATOOLBOX_HWACCEL" ? "vaapi" : nil })
+            #expect(disabled.hardwareAcceleration == .disabled)
+        }
+
+        // MARK: - Faults and fallback
+
+        /// A driver that cannot set up the decoder: `.preferred` decodes on the CPU and says why
+        /// (the output is the CPU's, equal to the oracle); `.required` fails with -12906.
+        @Test(arguments: [
+            ("VATB_FAIL_CREATE_CONFIG", "1", "vaCreateConfig"), ("VATB_FAIL_CREATE_CONTEXT", "1", "vaCreateContext"),
+            ("VATB_UNSUPPORTED_PROFILES", "H264High", "no VA profile for avc1 High"),
+            ("VATB_MAX_SIZE", "320x240", "exceeds"),
+        ])
+        func setupFaultsFallBackOrFail(variable: String, value: String, reason: String) throws {
+            let fixture = try Self.fixture("h264-high-bpyramid.264")
+            let samples = try Self.samples(fixture)
+            let oracle = try FrameMD5Oracle(contentsOf: fixture.url.appendingPathExtension("framemd5")).frames
+            let outputs = Outputs()
+            let session = try Self.session(
+                samples[0].formatDescription, acceleration: .preferred, faults: [variable: value], outputs: outputs)
+            #expect(!session.usingHardwareAcceleratedVideoDecoder)
+            #expect(
+                session.hardwareUnavailableReason?.contains(reason) == true,
+                "\(session.hardwareUnavailableReason ?? "")")
+            try Self.decode(samples, with: session)
+            #expect(outputs.all.map { $0.imageBuffer?.md5 } == oracle.map(\.md5))
+
+            let error = #expect(throws: VTError.self) {
+                _ = try Self.session(samples[0].formatDescription, faults: [variable: value], outputs: Outputs())
+            }
+            #expect(error?.status == -12906)
+            #expect(error?.reason.contains(reason) == true)
+        }
+
+        /// One failed `vaEndPicture`: that frame, and only that one, is -12911 without an image.
+        @Test func aFailedEndPictureIsAMalfunctionOfThatFrame() throws {
+            let samples = try Self.samples(try Self.fixture("h264-high-bpyramid.264"))
+            let outputs = Outputs()
+            let session = try Self.session(
+                samples[0].formatDescription, faults: ["VATB_FAIL_END_PICTURE": "3"], outputs: outputs)
+            try Self.decode(samples, with: session)
+            let results = outputs.all
+            #expect(results.count == samples.count)
+            let failed = results.filter { $0.status == .videoDecoderMalfunction }
+            #expect(failed.count == 1, "\(failed)")
+            #expect(failed.first?.imageBuffer == nil)
+            #expect(failed.first?.infoFlags.contains(.frameDropped) == true)
+            // The third picture in decode order is sample 2.
+            #expect(failed.first?.frameRefcon as? Int == 2)
+            // Frames decoded after it, up to the next sync sample, may refer to it: they are
+            // flagged, with their pictures; every other frame is clean.
+            let secondSync = try #require(samples.indices.dropFirst().first { samples[$0].isSync })
+            for output in results where output.status != .videoDecoderMalfunction {
+                guard let refcon = output.frameRefcon as? Int else { continue }
+                let mayReferToIt = refcon > 2 && refcon < secondSync
+                #expect(output.status == (mayReferToIt ? .videoDecoderReferenceMissing : nil), "refcon \(refcon)")
+                #expect(output.imageBuffer.flatMap(Self.stamp)?.magic == "VATB", "refcon \(refcon)")
+            }
+        }
+
+        /// A failed `vaSyncSurface`: one frame is -12911, the others are clean.
+        @Test func aFailedSyncIsAMalfunctionOfThatFrame() throws {
+            let samples = try Self.samples(try Self.fixture("hevc-main.265"))
+            let outputs = Outputs()
+            let session = try Self.session(
+                samples[0].formatDescription, faults: ["VATB_FAIL_SYNC": "2"], outputs: outputs)
+            try Self.decode(samples, with: session)
+            let results = outputs.all
+            #expect(results.count == samples.count)
+            let failed = results.filter { $0.status == .videoDecoderMalfunction }
+            #expect(failed.count == 1)
+            #expect(failed.first?.imageBuffer == nil)
+            // Frames decoded before it are clean; later ones are clean or flagged as possibly
+            // referring to it.
+            let failedRefcon = try #require(failed.first?.frameRefcon as? Int)
+            for output in results where output.status != .videoDecoderMalfunction {
+                guard let refcon = output.frameRefcon as? Int else { continue }
+                if refcon < failedRefcon {
+                    #expect(output.status == nil, "refcon \(refcon)")
+                } else {
+                    #expect(output.status == nil || output.status == .videoDecoderReferenceMissing)
+                }
+                #expect(output.imageBuffer != nil)
+            }
+        }
+
+        /// The GPU fails every picture from the third on: after three faults in a row a
+        /// `.preferred` session moves to the CPU, from the next sync sample on, and says so.
+        @Test func repeatedFaultsMoveAPreferredSessionToTheCPU() throws {
+            let fixture = try Self.fixture("h264-high-bpyramid.264")
+            let samples = try Self.samples(fixture)
+            let software = try Self.softwareOutputs(samples)
+            let outputs = Outputs()
+            let session = try Self.session(
+                samples[0].formatDescription, acceleration: .preferred, faults: ["VATB_FAIL_END_PICTURE": "3:0"],
+                outputs: outputs)
+            #expect(session.usingHardwareAcceleratedVideoDecoder)
+            for (index, sample) in samples.enumerated() {
+                try session.decodeFrame(sample, frameRefcon: index)
+            }
+            try session.finishDelayedFrames()
+            #expect(!session.usingHardwareAcceleratedVideoDecoder)
+            #expect(session.hardwareUnavailableReason?.contains("in a row") == true)
+            session.invalidate()
+
+            let results = outputs.all
+            // Exactly one output per frame.
+            #expect(results.compactMap { $0.frameRefcon as? Int }.sorted() == Array(samples.indices))
+            #expect(results.contains { $0.status == .videoDecoderMalfunction })
+            // From the next sync sample on, every frame is the CPU's and equals the CPU session's.
+            let secondSync = try #require(samples.indices.dropFirst().first { samples[$0].isSync })
+            let expected = Dictionary(
+                uniqueKeysWithValues: software.compactMap { output in
+                    (output.frameRefcon as? Int).map { ($0, output.imageBuffer?.md5) }
+                })
+            for output in results {
+                guard let refcon = output.frameRefcon as? Int, refcon >= secondSync else { continue }
+                #expect(output.status == nil, "refcon \(refcon)")
+                #expect(output.imageBuffer?.isGPUSurface == false)
+                #expect(output.imageBuffer?.md5 == expected[refcon] ?? nil, "refcon \(refcon)")
+            }
+        }
+
+        /// `.required` never leaves the GPU: every failed picture is -12911.
+        @Test func requiredSessionsStayOnTheGPUThroughFaults() throws {
+            let samples = try Self.samples(try Self.fixture("h264-main-cabac.264"))
+            let outputs = Outputs()
+            let session = try Self.session(
+                samples[0].formatDescription, faults: ["VATB_FAIL_END_PICTURE": "1:0"], outputs: outputs)
+            try Self.decode(samples, with: session)
+            #expect(session.usingHardwareAcceleratedVideoDecoder)
+            let results = outputs.all
+            #expect(results.count == samples.count)
+            #expect(results.allSatisfy { $0.status == .videoDecoderMalfunction && $0.imageBuffer == nil })
+        }
+    }
+}
