@@ -72,14 +72,15 @@ import Testing
     /// Returns vaEndPicture's status and the hash the driver should stamp.
     static func decodeFakePicture(
         _ display: VADisplay, context: VAContextID, surface: VASurfaceID, top: Int32, bottom: Int32,
-        groups: [[[UInt8]]]
+        groups: [[[UInt8]]], flags: Int32 = 0, continuing: FNV1a64 = FNV1a64()
     ) throws -> (VAStatus, UInt64, UInt32) {
-        var hash = FNV1a64()
+        var hash = continuing
         var buffers: [VABufferID] = []
         var picture = VAPictureParameterBufferH264()
         picture.CurrPic.picture_id = surface
         picture.CurrPic.TopFieldOrderCnt = top
         picture.CurrPic.BottomFieldOrderCnt = bottom
+        picture.CurrPic.flags = UInt32(flags)
         buffers.append(try buffer(display, context, VAPictureParameterBufferType, [picture]))
         var slices: UInt32 = 0
         for group in groups {
@@ -394,6 +395,53 @@ import Testing
         expected.failedEndPictures += 1
         expected.syncs += 1
         #expect(after == expected)
+    }
+
+    /// H.264 field pictures: the second field of a surface continues the first field's hash, adds
+    /// its slices, and the POC is the smaller of the two.
+    @Test func secondFieldContinuesTheFirst() throws {
+        let display = try TestVADriver.Display(environment: ["VATB_FAIL_SYNC": "2"])
+        let dpy = display.display
+        let (configStatus, config) = Self.createConfig(dpy, VAProfileH264High)
+        try Self.check(configStatus, "vaCreateConfig")
+        var (surfaceStatus, surfaces) = Self.createSurfaces(
+            dpy, rtFormat: VA_RT_FORMAT_YUV420, width: 64, height: 64, count: 1)
+        try Self.check(surfaceStatus, "vaCreateSurfaces")
+        var context = VAContextID(0)
+        try Self.check(vaCreateContext(dpy, config, 64, 64, 0, &surfaces, 1, &context), "vaCreateContext")
+
+        let top: [UInt8] = [0x25, 0xB8, 0x00]
+        let bottom: [UInt8] = [0x01, 0x9E, 0x42]
+        let (first, _, _) = try Self.decodeFakePicture(
+            dpy, context: context, surface: surfaces[0], top: 9, bottom: 0, groups: [[top]],
+            flags: VA_PICTURE_H264_TOP_FIELD)
+        try Self.check(first, "vaEndPicture (top field)")
+        var firstField = FNV1a64()
+        firstField.combineSlice(top[...])
+        let (second, hash, _) = try Self.decodeFakePicture(
+            dpy, context: context, surface: surfaces[0], top: 0, bottom: 8, groups: [[bottom]],
+            flags: VA_PICTURE_H264_BOTTOM_FIELD, continuing: firstField)
+        try Self.check(second, "vaEndPicture (bottom field)")
+
+        // VATB_FAIL_SYNC=2: the first sync succeeds, the second fails and marks the surface.
+        try Self.check(vaSyncSurface(dpy, surfaces[0]), "vaSyncSurface")
+        var image = VAImage()
+        try Self.check(vaDeriveImage(dpy, surfaces[0], &image), "vaDeriveImage")
+        var mapped: UnsafeMutableRawPointer?
+        try Self.check(vaMapBuffer(dpy, image.buf, &mapped), "vaMapBuffer")
+        let stamp = try #require(DriverStamp(UnsafeRawBufferPointer(start: mapped, count: DriverStamp.size)))
+        #expect(
+            stamp
+                == DriverStamp(
+                    magic: "VATB", poc: 8, decodeIndex: 2, hash: hash, sliceCount: 2,
+                    profile: VAProfileH264High.rawValue))
+        #expect(vaSyncSurface(dpy, surfaces[0]) == VA_STATUS_ERROR_DECODING_ERROR)
+        #expect(DriverStamp(UnsafeRawBufferPointer(start: mapped, count: DriverStamp.size))?.magic == "FALT")
+        try Self.check(vaUnmapBuffer(dpy, image.buf), "vaUnmapBuffer")
+        try Self.check(vaDestroyImage(dpy, image.image_id), "vaDestroyImage")
+        try Self.check(vaDestroyContext(dpy, context), "vaDestroyContext")
+        try Self.check(vaDestroySurfaces(dpy, &surfaces, 1), "vaDestroySurfaces")
+        try Self.check(vaDestroyConfig(dpy, config), "vaDestroyConfig")
     }
 
     @Test func tenBitSurfacesAreP010() throws {
