@@ -375,6 +375,41 @@ extension VATestDriverTests {
             #expect(error?.reason.contains(reason) == true)
         }
 
+        /// A mid-stream change to a size the driver refuses: libavcodec cannot restart its hwaccel,
+        /// and a `.preferred` session continues on the CPU from that (sync) sample.
+        @Test func aFormatChangeTheGPURefusesContinuesOnTheCPU() throws {
+            let fixture = try Self.fixture("h264-resolution-change.264")
+            let samples = try Self.samples(fixture)
+            try #require(samples.count == 48 && samples[24].isSync)
+            // 176x144 first, then 320x240, on a driver that decodes up to 200x200.
+            let reordered = Array(samples[24...]) + Array(samples[..<24])
+            let oracle = try FrameMD5Oracle(contentsOf: fixture.url.appendingPathExtension("framemd5")).frames
+            let outputs = Outputs()
+            let session = try Self.session(
+                reordered[0].formatDescription, acceleration: .preferred, faults: ["VATB_MAX_SIZE": "200x200"],
+                attributes: ImageBufferAttributes(minimumBufferCount: 48), outputs: outputs)
+            #expect(session.usingHardwareAcceleratedVideoDecoder)
+            try Self.decode(reordered, with: session)
+            #expect(!session.usingHardwareAcceleratedVideoDecoder)
+            #expect(session.hardwareUnavailableReason?.contains("could not decode the stream") == true)
+            let results = outputs.all
+            #expect(results.count == 48)
+            #expect(results.allSatisfy { $0.status == nil })
+            var cpuPictures: [PixelBuffer] = []
+            for output in results {
+                guard let refcon = output.frameRefcon as? Int, let image = output.imageBuffer else { continue }
+                if refcon < 24 {
+                    #expect(image.isGPUSurface && image.width == 176)
+                    #expect(Self.stamp(image)?.hash == Self.sliceHash(reordered[refcon]))
+                } else {
+                    #expect(!image.isGPUSurface && image.width == 320)
+                    cpuPictures.append(image)
+                }
+            }
+            // The CPU's pictures, in output (presentation) order, are the first part's.
+            #expect(cpuPictures.map(\.md5) == oracle.prefix(24).map(\.md5))
+        }
+
         /// One failed `vaEndPicture`: that frame, and only that one, is -12911 without an image.
         @Test func aFailedEndPictureIsAMalfunctionOfThatFrame() throws {
             let samples = try Self.samples(try Self.fixture("h264-high-bpyramid.264"))
