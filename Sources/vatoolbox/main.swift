@@ -36,6 +36,8 @@ case "probe":
     exit(ProbeCommand.run(arguments))
 case "devices":
     exit(DevicesCommand.run(arguments))
+case "device-check":
+    exit(DeviceCheckCommand.run(arguments))
 case "version", "--version":
     for library in LinkedLibraries.all { print(library) }
 case "help", "--help", "-h":

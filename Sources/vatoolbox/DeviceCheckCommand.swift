@@ -1,0 +1,209 @@
+import Synchronization
+import VAToolbox
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// `vatoolbox device-check`: decodes streams on VA-API and on the CPU and compares every frame's
+/// MD5 — H.264/HEVC decoding is exact, so a conformant driver gives the CPU's bytes.
+enum DeviceCheckCommand {
+    static let usage = """
+        usage: vatoolbox device-check [--device PATH] FILE...
+
+        Decodes each FILE on the GPU (VA-API, required) and on the CPU, both to the GPU's format
+        (NV12 or P010), and compares the MD5 of every frame. Streams the device has no profile
+        for (H.264 High 10 or 4:2:2, HEVC range extensions, …) are listed as CPU-only, not failed.
+        Prints one row per file and a summary.
+
+          --device PATH   the render node (default: VATOOLBOX_RENDER_NODE, else the first usable)
+
+        exit status: 0 every decodable stream matched, 1 a mismatch, a frame error on the GPU
+        only, a fallback to the CPU mid-stream or an unreadable file, 2 bad usage, 3 no usable
+        render node
+        """
+
+    /// What became of one file.
+    enum Verdict: Equatable {
+        case match
+        case cpuOnly(String)
+        case failure(String)
+    }
+
+    static func run(_ arguments: [String]) -> Int32 {
+        var device: String?
+        var files: [String] = []
+        var remaining = arguments[...]
+        while let argument = remaining.popFirst() {
+            switch argument {
+            case "--device":
+                guard let value = remaining.popFirst() else {
+                    printError("vatoolbox device-check: --device needs a path")
+                    return 2
+                }
+                device = value
+            case "--help", "-h":
+                print(usage)
+                return 0
+            default:
+                if argument.hasPrefix("-") && argument != "-" {
+                    printError("vatoolbox device-check: unknown option '\(argument)'\n\n\(usage)")
+                    return 2
+                }
+                files.append(argument)
+            }
+        }
+        guard !files.isEmpty else {
+            printError("vatoolbox device-check: no input files\n\n\(usage)")
+            return 2
+        }
+        let node = device ?? getenv("VATOOLBOX_RENDER_NODE").map { String(cString: $0) }
+        let nodes = node.map { [$0] } ?? RenderNode.all().map(\.path)
+        guard let usable = nodes.first(where: { (try? VADevice.open(path: $0)) != nil }) else {
+            let reason = nodes.isEmpty ? RenderNode.absenceReason() : "no render node could be opened with a VA driver"
+            printError("vatoolbox device-check: \(reason) (try `vatoolbox devices`)")
+            return 3
+        }
+        let opened = try? VADevice.open(path: usable)
+        print("device: \(opened.map { "\($0)" } ?? usable)")
+        print(pad("stream", 44) + pad("frames", 8) + pad("GPU fps", 9) + pad("CPU fps", 9) + "result")
+        var failures = 0
+        var matches = 0
+        var cpuOnly = 0
+        for file in files {
+            let row = check(file, node: usable)
+            let name = file.split(separator: "/").suffix(2).joined(separator: "/")
+            let result: String
+            switch row.verdict {
+            case .match:
+                matches += 1
+                result = "match"
+            case .cpuOnly(let reason):
+                cpuOnly += 1
+                result = "CPU only: \(reason)"
+            case .failure(let reason):
+                failures += 1
+                result = "FAIL: \(reason)"
+            }
+            print(
+                pad(name, 44) + pad(row.frames.map(String.init) ?? "-", 8) + pad(rate(row.gpuFPS), 9)
+                    + pad(rate(row.cpuFPS), 9) + result)
+        }
+        print("\(matches) matched, \(cpuOnly) CPU only, \(failures) failed, of \(files.count)")
+        return failures == 0 ? 0 : 1
+    }
+
+    /// One row of the table.
+    struct Row {
+        var frames: Int?
+        var gpuFPS: Double?
+        var cpuFPS: Double?
+        var verdict: Verdict
+    }
+
+    /// Decodes one file both ways and compares.
+    static func check(_ path: String, node: String) -> Row {
+        let samples: [SampleBuffer]
+        do throws(VTError) {
+            samples = try MediaFileReader(path: path).readAllSamples()
+        } catch {
+            return Row(verdict: .failure("cannot read: \(error.reason)"))
+        }
+        guard let format = samples.first?.formatDescription else {
+            return Row(verdict: .failure("no samples"))
+        }
+        if case .failure(let error) = hardwareDecodeSupport(for: format, renderNodePath: node) {
+            return Row(verdict: .cpuOnly(error.reason.replacingPrefix("no render node can decode this stream — ")))
+        }
+        let gpu = decode(samples, acceleration: .required, node: node, pixelFormat: nil)
+        guard let gpuFormat = gpu.pixelFormat else {
+            return Row(verdict: .failure(gpu.error ?? "the GPU produced no picture"))
+        }
+        let cpu = decode(samples, acceleration: .disabled, node: nil, pixelFormat: gpuFormat)
+        var row = Row(frames: gpu.md5s.count, gpuFPS: gpu.fps, cpuFPS: cpu.fps, verdict: .match)
+        if let error = gpu.error ?? cpu.error {
+            row.verdict = .failure(error)
+        } else if gpu.fellBack {
+            row.verdict = .failure("the session left the GPU mid-stream")
+        } else if gpu.md5s.count != cpu.md5s.count {
+            row.verdict = .failure("\(gpu.md5s.count) frames on the GPU, \(cpu.md5s.count) on the CPU")
+        } else {
+            let differing = zip(gpu.md5s, cpu.md5s).enumerated().filter { $0.element.0 != $0.element.1 }.map(\.offset)
+            let gpuOnlyErrors = zip(gpu.statuses, cpu.statuses).filter { $0.0 != nil && $0.1 == nil }.count
+            if !differing.isEmpty {
+                row.verdict = .failure(
+                    "\(differing.count) frames differ (first: frame \(differing[0]) in output order)")
+            } else if gpuOnlyErrors > 0 {
+                row.verdict = .failure("\(gpuOnlyErrors) frames failed on the GPU only")
+            }
+        }
+        return row
+    }
+
+    /// What one decode produced.
+    struct Decode {
+        var md5s: [String?] = []
+        var statuses: [Int32?] = []
+        var pixelFormat: PixelFormat?
+        var fps: Double?
+        var fellBack = false
+        var error: String?
+    }
+
+    static func decode(
+        _ samples: [SampleBuffer], acceleration: DecoderSpecification.HardwareAcceleration, node: String?,
+        pixelFormat: PixelFormat?
+    ) -> Decode {
+        let collected = Mutex(Decode())
+        let start = monotonicSeconds()
+        do throws(VTError) {
+            let session = try DecompressionSession(
+                formatDescription: samples[0].formatDescription,
+                decoderSpecification: DecoderSpecification(hardwareAcceleration: acceleration, renderNodePath: node),
+                imageBufferAttributes: pixelFormat.map { ImageBufferAttributes(pixelFormat: $0) }
+            ) { output in
+                let md5 = output.imageBuffer?.md5
+                let format = output.imageBuffer?.pixelFormat
+                collected.withLock {
+                    $0.md5s.append(md5)
+                    $0.statuses.append(output.status?.status)
+                    $0.pixelFormat = $0.pixelFormat ?? format
+                }
+            }
+            for sample in samples { try session.decodeFrame(sample) }
+            try session.finishDelayedFrames()
+            let leftGPU = acceleration == .required && !session.usingHardwareAcceleratedVideoDecoder
+            session.invalidate()
+            collected.withLock { $0.fellBack = leftGPU }
+        } catch {
+            collected.withLock { $0.error = error.reason }
+        }
+        let seconds = monotonicSeconds() - start
+        return collected.withLock { result in
+            if seconds > 0 { result.fps = Double(result.md5s.count) / seconds }
+            return result
+        }
+    }
+
+    private static func monotonicSeconds() -> Double {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+    }
+
+    private static func rate(_ fps: Double?) -> String {
+        guard let fps else { return "-" }
+        return String(Int(fps.rounded()))
+    }
+
+    private static func pad(_ text: String, _ width: Int) -> String {
+        text.count >= width ? text + " " : text + String(repeating: " ", count: width - text.count)
+    }
+}
+
+extension String {
+    /// The string without `prefix` when it starts with it.
+    func replacingPrefix(_ prefix: String) -> String {
+        hasPrefix(prefix) ? String(dropFirst(prefix.count)) : self
+    }
+}
