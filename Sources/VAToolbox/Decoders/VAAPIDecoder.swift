@@ -136,8 +136,8 @@ final class VAAPIDecoder: LibavcodecDecoder {
 
 /// Answers libavcodec's `get_format` call: VA-API surfaces from a pool sized for the stream.
 ///
-/// Unchecked `Sendable` is not claimed: it lives on the session's queue with its decoder, and
-/// libavcodec calls it from inside `avcodec_send_packet` on that queue.
+/// It lives on the session's queue with its decoder: libavcodec calls it from inside
+/// `avcodec_send_packet`, on that queue.
 final class FormatNegotiation {
     private let extraSurfaces: Int
     /// Why the hwaccel could not start; nil while it works.
