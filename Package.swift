@@ -37,7 +37,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "vatoolbox",
-            dependencies: ["VAToolbox"]
+            dependencies: ["VAToolbox", "CFFmpeg"]
         ),
         .testTarget(
             name: "VAToolboxTests",
