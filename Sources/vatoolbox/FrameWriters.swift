@@ -28,6 +28,12 @@ final class OutputFile {
         if buffer.count >= 1 << 20 { try flush() }
     }
 
+    /// Appends bytes.
+    func append(bytes: [UInt8]) throws(CommandFailure) {
+        buffer.append(contentsOf: bytes)
+        if buffer.count >= 1 << 20 { try flush() }
+    }
+
     /// Appends text.
     func append(_ text: String) throws(CommandFailure) {
         buffer.append(contentsOf: text.utf8)

@@ -38,6 +38,8 @@ let commands: [String: ([String]) throws(CommandFailure) -> Void] = [
     "decode": DecodeCommand.run,
     "probe": ProbeCommand.run,
     "framemd5": FrameMD5Command.run,
+    "snapshot": SnapshotCommand.run,
+    "thumbnails": ThumbnailsCommand.run,
 ]
 
 signal(SIGPIPE, SIG_IGN)
