@@ -40,6 +40,9 @@ let commands: [String: ([String]) throws(CommandFailure) -> Void] = [
     "framemd5": FrameMD5Command.run,
     "snapshot": SnapshotCommand.run,
     "thumbnails": ThumbnailsCommand.run,
+    "bench": BenchCommand.run,
+    // Hidden: one measured run of `bench`, in a child process.
+    "bench-worker": BenchWorkerCommand.run,
 ]
 
 signal(SIGPIPE, SIG_IGN)
