@@ -152,7 +152,12 @@ enum BenchCommand {
     static func failureReason(_ output: String, status: Int32) -> String {
         let line = output.split(separator: "\n").last.map(String.init) ?? "exit status \(status)"
         let prefix = "vatoolbox bench-worker: "
-        return line.hasPrefix(prefix) ? String(line.dropFirst(prefix.count)) : line
+        var reason = line.hasPrefix(prefix) ? String(line.dropFirst(prefix.count)) : line
+        // The worker's advice to use --hwaccel auto or none is for decode, not for a bench row.
+        if let cut = reason.split(separator: ";", maxSplits: 1).first, reason.contains("; use --hwaccel") {
+            reason = String(cut)
+        }
+        return reason
     }
 
     static func printTable(_ rows: [Row], path: String, source: SampleSource, runs: Int, speedUp: Double?, cpuRow: Row?)
@@ -264,7 +269,8 @@ enum BenchCommand {
     static func executablePath() -> String {
         var buffer = [CChar](repeating: 0, count: 4096)
         let count = readlink("/proc/self/exe", &buffer, buffer.count - 1)
-        return count > 0 ? String(cString: buffer) : CommandLine.arguments[0]
+        guard count > 0 else { return CommandLine.arguments[0] }
+        return String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 }
 
