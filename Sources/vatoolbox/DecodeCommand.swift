@@ -57,11 +57,10 @@ enum DecodeCommand {
         let source = try SampleSource(path: path)
         let output = try outputPath.map { (path) throws(CommandFailure) in try OutputFile(path: path) }
         let summaryToStandardError = outputPath == "-"
-        let writer = PictureWriter(
-            output: output, y4m: writesY4M, format: source.firstFormat,
-            timing: writesY4M
-                ? StreamTiming.probe(path: path, format: source.firstFormat) : StreamTiming(frameRate: (25, 1)))
-        let progress = ProgressBar(total: frameLimit)
+        let timing = StreamTiming.probe(path: path, format: source.firstFormat)
+        let writer = PictureWriter(output: output, y4m: writesY4M, format: source.firstFormat, timing: timing)
+        let total = [frameLimit, timing.frameCount].compactMap { $0 }.min()
+        let progress = ProgressBar(total: total)
         let report = try DecodeLoop.run(
             source: source, specification: specification,
             attributes: pixelFormat.map { ImageBufferAttributes(pixelFormat: $0) }, frameLimit: frameLimit,
@@ -108,11 +107,19 @@ final class PictureWriter: @unchecked Sendable {
         self.timing = timing
     }
 
+    private var size: (width: Int, height: Int)?
+
     func add(_ frame: DecodedFrame) throws(CommandFailure) {
         guard let output else { return }
         if y4m {
             if frame.index == 0 {
                 try output.append(try Y4MHeader.line(first: frame.image, format: format, timing: timing))
+                size = (frame.image.width, frame.image.height)
+            } else if let size, size != (frame.image.width, frame.image.height) {
+                throw .input(
+                    "the picture size changes from \(size.width)x\(size.height) to "
+                        + "\(frame.image.width)x\(frame.image.height) at picture \(frame.index); Y4M has one size "
+                        + "per file: write raw planes (-o OUT.yuv) instead")
             }
             try output.append("FRAME\n")
         }

@@ -38,7 +38,8 @@ struct DecodeReport {
         if usedHardware {
             return "VA-API on the GPU" + (specification.renderNodePath.map { " (\($0))" } ?? "")
         }
-        let threads = specification.threadCount == 0 ? "one thread per core" : "\(specification.threadCount) threads"
+        let count = specification.threadCount
+        let threads = count == 0 ? "one thread per core" : count == 1 ? "1 thread" : "\(count) threads"
         let why: String
         switch specification.hardwareAcceleration {
         case .disabled: why = "hardware decoding disabled by --hwaccel none"

@@ -211,6 +211,8 @@ final class SampleSource {
 struct StreamTiming {
     /// Frames per second as a fraction.
     var frameRate: (num: Int, den: Int)
+    /// The number of frames, when the container says (`AVStream.nb_frames`).
+    var frameCount: Int? = nil
 
     /// The time base of one frame, `1/frameRate`.
     var timeBase: (num: Int, den: Int) { (frameRate.den, frameRate.num) }
@@ -218,14 +220,14 @@ struct StreamTiming {
     /// Probes `path` with libavformat; for standard input (or when probing fails) the frame rate
     /// comes from the stream's timing information, or is ffmpeg's default of 25.
     static func probe(path: String, format: VideoFormatDescription) -> StreamTiming {
-        if path != "-", let rate = guessedFrameRate(path: path) { return StreamTiming(frameRate: rate) }
+        if path != "-", let probed = probeFile(path: path) { return probed }
         if let duration = format.stream.frameDuration, duration.value > 0, duration.timescale > 0 {
             return StreamTiming(frameRate: reduced(Int(duration.timescale), Int(duration.value)))
         }
         return StreamTiming(frameRate: (25, 1))
     }
 
-    private static func guessedFrameRate(path: String) -> (num: Int, den: Int)? {
+    private static func probeFile(path: String) -> StreamTiming? {
         var context: UnsafeMutablePointer<AVFormatContext>?
         guard avformat_open_input(&context, path, nil, nil) >= 0, let opened = context else { return nil }
         defer { avformat_close_input(&context) }
@@ -234,7 +236,8 @@ struct StreamTiming {
         guard index >= 0, let stream = opened.pointee.streams[Int(index)] else { return nil }
         let rate = av_guess_frame_rate(opened, stream, nil)
         guard rate.num > 0, rate.den > 0 else { return nil }
-        return (Int(rate.num), Int(rate.den))
+        let count = Int(stream.pointee.nb_frames)
+        return StreamTiming(frameRate: (Int(rate.num), Int(rate.den)), frameCount: count > 0 ? count : nil)
     }
 }
 

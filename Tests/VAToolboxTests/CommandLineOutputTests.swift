@@ -59,6 +59,10 @@ struct CommandLineErrorTests {
         let text = directory.appendingPathComponent("notes.mp4")
         try Data("not a video\n".utf8).write(to: text)
         expectOneLine(try CommandRunner.vatoolbox(["probe", text.path]), status: 1, containing: "not a media file")
+        let changing = TestData.fixtures.appendingPathComponent("h264-resolution-change.264").path
+        let y4m = directory.appendingPathComponent("out.y4m").path
+        expectOneLine(
+            try CommandRunner.vatoolbox(["decode", changing, "-o", y4m]), status: 1, containing: "picture size changes")
         let empty = directory.appendingPathComponent("empty.264")
         try Data().write(to: empty)
         expectOneLine(try CommandRunner.vatoolbox(["framemd5", empty.path]), status: 1, containing: "no decodable")
