@@ -85,8 +85,11 @@ enum DecodeLoop {
                 imageBufferAttributes: attributes
             ) { output in
                 let (index, skip) = state.withLock { state -> (Int, Bool) in
-                    if output.infoFlags.contains(.frameDropped) { state.dropped += 1 }
-                    if let status = output.status {
+                    // A dropped frame (for example the second field of a field pair, which
+                    // completes the picture of the first) is counted as dropped, not as an error.
+                    if output.infoFlags.contains(.frameDropped) {
+                        state.dropped += 1
+                    } else if let status = output.status {
                         state.errors += 1
                         if state.firstError == nil {
                             state.firstError = status.reason.isEmpty ? status.summary : status.reason

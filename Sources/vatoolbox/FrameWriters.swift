@@ -84,8 +84,9 @@ enum Y4MHeader {
     enum ChromaLocation { case left, topLeft, other }
 
     /// The chroma location libavcodec reports for a stream: the VUI's
-    /// `chroma_sample_loc_type_top_field` when present (0 left, 2 top-left); otherwise left for
-    /// HEVC and for H.264 with VUI, unspecified for H.264 without.
+    /// `chroma_sample_loc_type_top_field` when present (0 left, 2 top-left, others have no Y4M
+    /// tag of their own); otherwise left for HEVC and for H.264 with VUI (libavcodec's
+    /// `decode_vui_parameters` infers it), unspecified for H.264 without VUI.
     static func chromaLocation(of format: VideoFormatDescription) -> ChromaLocation {
         if let location = format.extensions.chromaLocation {
             return location == 0 ? .left : location == 2 ? .topLeft : .other
@@ -94,11 +95,12 @@ enum Y4MHeader {
         return format.h264SequenceParameterSet?.vui != nil ? .left : .other
     }
 
-    /// The `XCOLORRANGE` tag: HEVC decoding always states the range; H.264 states it when the
-    /// stream signals full range.
+    /// The `XCOLORRANGE` tag: libavcodec states the range for every HEVC stream, and for an H.264
+    /// stream whose VUI sends `video_signal_type_present_flag`.
     static func rangeTag(of format: VideoFormatDescription, fullRange: Bool) -> String? {
         if fullRange { return "XCOLORRANGE=FULL" }
-        return format.codecType == .hevc ? "XCOLORRANGE=LIMITED" : nil
+        let signalled = format.h264SequenceParameterSet?.vui?.videoSignalTypePresentFlag ?? false
+        return format.codecType == .hevc || signalled ? "XCOLORRANGE=LIMITED" : nil
     }
 
     /// The whole header line, newline included.
