@@ -80,6 +80,18 @@ struct FrameMD5CommandTests {
         #expect(problem == nil, "\(stream.name): \(problem ?? "")")
     }
 
+    @Test(
+        "--pixel-format hashes what ffmpeg -pix_fmt hashes",
+        arguments: [("420v", "nv12"), ("x420", "p010le"), ("BGRA", "bgra"), ("y420", "yuv420p")],
+        ["hevc-main10.265", "h264-main-cabac.ts"])
+    func pixelFormat(_ formats: (fourCC: String, ffmpeg: String), _ file: String) throws {
+        let url = TestData.fixtures.appendingPathComponent(file)
+        let ours = try CommandRunner.vatoolbox(["framemd5", url.path, "--pixel-format", formats.fourCC])
+        let theirs = try CommandRunner.ffmpeg(["-i", url.path, "-pix_fmt", formats.ffmpeg, "-f", "framemd5", "-"])
+        #expect(ours.status == 0)
+        #expect(ours.text == theirs.text)
+    }
+
     @Test("reads standard input")
     func standardInput() throws {
         let url = TestData.fixtures.appendingPathComponent("hevc-main.265")
