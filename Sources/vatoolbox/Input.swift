@@ -74,10 +74,6 @@ final class SampleSource {
     let containerName: String
     /// The format description of the first sample.
     let firstFormat: VideoFormatDescription
-    /// Whether this is a raw stream.
-    let isRaw: Bool
-    /// Bytes read so far (raw streams).
-    private(set) var bytesRead = 0
 
     private var reader: MediaFileReader?
     private var parser: ElementaryStreamParser?
@@ -104,26 +100,22 @@ final class SampleSource {
                 codec = reader.codecType
                 containerName = reader.containerName
                 firstFormat = reader.formatDescription
-                isRaw = false
             } catch {
                 throw CommandFailure(error)
             }
             return
         }
-        isRaw = true
         containerName = "Annex B"
         descriptor = path == "-" ? STDIN_FILENO : open(path, O_RDONLY)
         guard descriptor >= 0 else { throw .input("cannot open \(path): \(systemError())") }
         let first = try Self.read(descriptor, path: path)
         codec = StreamSniffer.codec(path: path, bytes: first)
         var parser = ElementaryStreamParser(codec: codec)
-        bytesRead = first.count
         queued = parser.parse(first)
         if first.isEmpty { finished = true }
         // Read on until the first access unit is complete: it carries the first description.
         while queued.isEmpty && !finished {
             let chunk = try Self.read(descriptor, path: path)
-            bytesRead += chunk.count
             if chunk.isEmpty {
                 queued += parser.finish()
                 finished = true
@@ -170,7 +162,6 @@ final class SampleSource {
     private func fill() throws(CommandFailure) {
         guard var parser else { return }
         let chunk = try Self.read(descriptor, path: path)
-        bytesRead += chunk.count
         if chunk.isEmpty {
             queued += parser.finish()
             finished = true
