@@ -54,6 +54,11 @@ enum DecodeCommand {
         case "yuv", "raw": writesY4M = false
         case let other?: throw .usage("option '--format' takes y4m or yuv, not '\(other)'")
         }
+        if writesY4M, let pixelFormat, Y4MHeader.colorspaceTag(for: pixelFormat, chromaLocation: .left) == nil {
+            throw .usage(
+                "Y4M cannot carry \(pixelFormat) pictures; write raw planes (-o OUT.yuv), or choose a planar "
+                    + "--pixel-format (y420, y422, y444, y0l0, y2l0, y4l0)")
+        }
         let source = try SampleSource(path: path)
         let output = try outputPath.map { (path) throws(CommandFailure) in try OutputFile(path: path) }
         let summaryToStandardError = outputPath == "-"

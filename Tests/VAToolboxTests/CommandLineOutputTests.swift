@@ -46,6 +46,9 @@ struct CommandLineErrorTests {
             try CommandRunner.vatoolbox(["decode", fixture, "--hwaccel", "cuda"]), status: 2, containing: "--hwaccel")
         expectOneLine(try CommandRunner.vatoolbox(["snapshot", fixture]), status: 2, containing: "-o")
         expectOneLine(
+            try CommandRunner.vatoolbox(["decode", fixture, "--pixel-format", "420v", "-o", "-"]), status: 2,
+            containing: "Y4M cannot carry")
+        expectOneLine(
             try CommandRunner.vatoolbox(["probe", fixture, fixture]), status: 2, containing: "unexpected argument")
     }
 

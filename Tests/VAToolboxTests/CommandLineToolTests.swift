@@ -183,6 +183,8 @@ struct DecodeCommandTests {
         #expect(result.status == 0)
         #expect(result.text.contains("decoder: libavcodec on the CPU, 2 threads — hardware decoding disabled"))
         #expect(result.text.contains("frames: 48 decoded from 48 samples"))
+        // Standard error is not a terminal here: no progress bar.
+        #expect(!result.standardError.contains("\r"))
     }
 }
 
