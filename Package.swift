@@ -42,7 +42,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "vatoolbox",
-            dependencies: ["VAToolbox"]
+            dependencies: ["VAToolbox", "CFFmpeg"]
         ),
         // The test VA driver (C): a libva back end without a GPU that stamps pictures instead of
         // decoding them. Tests dlopen it; it is not linked into anything.

@@ -2,159 +2,183 @@ import Dispatch
 import Synchronization
 import VAToolbox
 
-/// `vatoolbox decode`: decodes a raw H.264/HEVC stream through a `DecompressionSession` and
-/// prints a summary. (Writing the pictures out, containers and progress come with the CLI work.)
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// `vatoolbox decode`: decodes a stream through a `DecompressionSession`, optionally writes the
+/// pictures as Y4M or raw planes, and prints a summary.
 enum DecodeCommand {
-    static let usage = "usage: vatoolbox decode [--threads N] [--frames N] [--pixel-format FOURCC] FILE"
+    static let usage = """
+        usage: vatoolbox decode INPUT [-o OUT.y4m|OUT.yuv|-] [--pixel-format FOURCC] [--hwaccel auto|vaapi|none]
+                                      [--device PATH] [--frames N] [--threads N] [--format y4m|yuv]
 
-    static func run(_ arguments: [String]) -> Int32 {
-        var threads = 0
-        var frameLimit = Int.max
-        var attributes: ImageBufferAttributes?
-        var path: String?
-        var remaining = arguments[...]
-        while let argument = remaining.popFirst() {
-            switch argument {
-            case "--threads", "--frames":
-                guard let value = remaining.popFirst().flatMap({ Int($0) }), value >= 0 else {
-                    printError("vatoolbox decode: \(argument) needs a number\n\(usage)")
-                    return 2
-                }
-                if argument == "--threads" { threads = value } else { frameLimit = value }
-            case "--pixel-format":
-                guard let value = remaining.popFirst(), value.utf8.count == 4 else {
-                    printError("vatoolbox decode: --pixel-format needs a FourCC such as 420v, x420 or BGRA\n\(usage)")
-                    return 2
-                }
-                attributes = ImageBufferAttributes(
-                    pixelFormat: PixelFormat(rawValue: value.utf8.reduce(0) { $0 << 8 | UInt32($1) }))
-            case "--help", "-h":
-                print(usage)
-                return 0
-            default:
-                guard !argument.hasPrefix("-"), path == nil else {
-                    printError("vatoolbox decode: unexpected argument '\(argument)'\n\(usage)")
-                    return 2
-                }
-                path = argument
-            }
+        Decodes INPUT — a raw H.264/HEVC Annex B stream (.264 .h264 .265 .h265 .hevc, or - for standard
+        input) or a container libavformat reads (MP4, MOV, MKV, TS …) — and prints a summary: the decoder
+        used and why, frames, frames per second, errors. A progress bar runs on standard error when it
+        is a terminal.
+
+          -o, --output OUT         write the pictures: OUT.y4m as YUV4MPEG2 (what ffmpeg and players read),
+                                   OUT.yuv (or any other name) as raw planes one picture after another,
+                                   - as Y4M on standard output (the summary then goes to standard error)
+              --format y4m|yuv     the output format, whatever the name says
+              --pixel-format FOURCC  convert pictures to FOURCC: 420v 420f (NV12), x420 (P010), y420 f420
+                                   (I420), y422 y444 y0l0 y2l0 y4l0 (planar), BGRA
+              --hwaccel MODE       auto: the GPU when a VA-API device can decode the stream, else the CPU;
+                                   vaapi: the GPU or fail (exit status 3); none: the CPU
+              --device PATH        the DRM render node to use, e.g. /dev/dri/renderD128
+              --frames N           stop after N pictures (in presentation order)
+              --threads N          software decoding threads (0, the default: one per core)
+        """
+
+    static func run(_ arguments: [String]) throws(CommandFailure) {
+        let parsed = try ParsedArguments.parse(
+            arguments,
+            options: decoderOptions + [
+                OptionSpec(name: "output", short: "o"), OptionSpec(name: "pixel-format"), OptionSpec(name: "frames"),
+                OptionSpec(name: "format"),
+            ])
+        if parsed.wantsHelp {
+            print(usage)
+            return
         }
-        guard let path else {
-            printError(usage)
-            return 2
+        let path = try parsed.singleInput()
+        let specification = try parsed.decoderSpecification()
+        let requestedFormat = try parsed.pixelFormat()
+        let frameLimit = try parsed.integer("frames", in: 1...Int.max)
+        let outputPath = parsed.values["output"]
+        let writesY4M: Bool
+        switch parsed.values["format"] {
+        case nil: writesY4M = outputPath == "-" || outputPath?.lowercased().hasSuffix(".y4m") == true
+        case "y4m": writesY4M = true
+        case "yuv", "raw": writesY4M = false
+        case let other?: throw .usage("option '--format' takes y4m or yuv, not '\(other)'")
         }
-        if !StreamSniffer.isRawStream(path: path) {
-            return decodeContainer(path, threads: threads, frameLimit: frameLimit, attributes: attributes)
+        if writesY4M, let requestedFormat, Y4MHeader.colorspaceTag(for: requestedFormat, chromaLocation: .left) == nil {
+            throw .usage(
+                "Y4M cannot carry \(requestedFormat) pictures; write raw planes (-o OUT.yuv), or choose a planar "
+                    + "--pixel-format (y420, y422, y444, y0l0, y2l0, y4l0)")
         }
-        let bytes: [UInt8]
-        do {
-            bytes = try readFile(path)
-        } catch {
-            printError("vatoolbox decode: \(error)")
-            return 1
+        let source = try SampleSource(path: path)
+        // Y4M is planar: pictures from the GPU (NV12/P010) are converted to the planar format the
+        // CPU would decode to. (A CPU session asked for its own format converts nothing.)
+        let planar = DecompressionSession.nativePixelFormat(for: source.firstFormat, hardware: false)
+        let pixelFormat =
+            requestedFormat ?? (writesY4M && specification.hardwareAcceleration != .disabled ? planar : nil)
+        let output = try outputPath.map { (path) throws(CommandFailure) in try OutputFile(path: path) }
+        let summaryToStandardError = outputPath == "-"
+        let timing = StreamTiming.probe(path: path, format: source.firstFormat)
+        let writer = PictureWriter(output: output, y4m: writesY4M, format: source.firstFormat, timing: timing)
+        let total = [frameLimit, timing.frameCount].compactMap { $0 }.min()
+        let progress = ProgressBar(total: total)
+        let report = try DecodeLoop.run(
+            source: source, specification: specification,
+            attributes: pixelFormat.map { ImageBufferAttributes(pixelFormat: $0) }, frameLimit: frameLimit,
+            onFrame: { frame throws(CommandFailure) in try writer.add(frame) },
+            progress: { progress.update(frames: $0) })
+        progress.finish(frames: report.frames)
+        try output?.flush()
+        let lines = summary(report, source: source, output: output, y4m: writesY4M)
+        for line in lines {
+            if summaryToStandardError { printError(line) } else { print(line) }
         }
-        let codec = StreamSniffer.codec(path: path, bytes: bytes)
-        let counts = Mutex((frames: 0, errors: 0))
-        let start = DispatchTime.now().uptimeNanoseconds
-        var parser = ElementaryStreamParser(codec: codec)
-        var session: DecompressionSession?
-        var submitted = 0
-        var firstFormat: VideoFormatDescription?
-        do {
-            // Parse and decode as the stream goes, a megabyte at a time: decoding runs on the
-            // session's queue while the next access units are parsed here.
-            var offset = 0
-            var finished = false
-            while !finished && submitted < frameLimit {
-                let end = min(offset + (1 << 20), bytes.count)
-                var samples = parser.parse(bytes[offset..<end])
-                offset = end
-                if offset == bytes.count {
-                    samples += parser.finish()
-                    finished = true
-                }
-                for sample in samples where submitted < frameLimit {
-                    if session == nil {
-                        firstFormat = sample.formatDescription
-                        session = try DecompressionSession(
-                            formatDescription: sample.formatDescription,
-                            decoderSpecification: .init(threadCount: threads),
-                            imageBufferAttributes: attributes
-                        ) { output in
-                            counts.withLock {
-                                if output.imageBuffer != nil { $0.frames += 1 }
-                                if output.status != nil { $0.errors += 1 }
-                            }
-                        }
-                    }
-                    try session?.decodeFrame(sample, flags: [.enableAsynchronousDecompression])
-                    submitted += 1
-                }
-            }
-            guard let session, let firstFormat else {
-                printError("vatoolbox decode: \(path): no decodable access unit found")
-                return 1
-            }
-            try session.finishDelayedFrames()
-            try session.waitForAsynchronousFrames()
-            let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-            let (frames, errors) = counts.withLock { ($0.frames, $0.errors) }
-            print(
-                "decoded \(frames) frames of \(submitted) samples in \(formatted(seconds)) s "
-                    + "(\(formatted(Double(frames) / seconds)) fps), \(errors) with errors")
-            print("decoder: libavcodec on the CPU (\(session.hardwareUnavailableReason ?? "software requested"))")
-            print("format: \(firstFormat)")
-            session.invalidate()
-            return errors == 0 ? 0 : 1
-        } catch {
-            printError("vatoolbox decode: \(error)")
-            return 1
+        if report.frames == 0 { throw .input("\(path): no picture could be decoded") }
+        if report.errors > 0 {
+            throw .input("\(report.errors) frames decoded with errors; the first: \(report.firstError ?? "unknown")")
         }
     }
 
-    /// Decodes the video track of a container file (MP4, MKV, TS …) read by libavformat.
-    static func decodeContainer(_ path: String, threads: Int, frameLimit: Int, attributes: ImageBufferAttributes?)
-        -> Int32
-    {
-        let counts = Mutex((frames: 0, errors: 0))
-        let start = DispatchTime.now().uptimeNanoseconds
-        do {
-            let reader = try MediaFileReader(path: path)
-            let session = try DecompressionSession(
-                formatDescription: reader.formatDescription, decoderSpecification: .init(threadCount: threads),
-                imageBufferAttributes: attributes
-            ) { output in
-                counts.withLock {
-                    if output.imageBuffer != nil { $0.frames += 1 }
-                    if output.status != nil { $0.errors += 1 }
-                }
-            }
-            var submitted = 0
-            while submitted < frameLimit, let sample = try reader.nextSample() {
-                try session.decodeFrame(sample, flags: [.enableAsynchronousDecompression])
-                submitted += 1
-            }
-            try session.finishDelayedFrames()
-            try session.waitForAsynchronousFrames()
-            let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-            let (frames, errors) = counts.withLock { ($0.frames, $0.errors) }
-            print(
-                "decoded \(frames) frames of \(submitted) samples in \(formatted(seconds)) s "
-                    + "(\(formatted(Double(frames) / seconds)) fps), \(errors) with errors")
-            print("container: \(reader.containerName)")
-            print("decoder: libavcodec on the CPU (\(session.hardwareUnavailableReason ?? "software requested"))")
-            print("format: \(reader.formatDescription)")
-            session.invalidate()
-            return errors == 0 ? 0 : 1
-        } catch {
-            printError("vatoolbox decode: \(error.reason.isEmpty ? error.summary : error.reason)")
-            return 1
-        }
+    static func summary(_ report: DecodeReport, source: SampleSource, output: OutputFile?, y4m: Bool) -> [String] {
+        var lines = [
+            "input: \(source.path == "-" ? "standard input" : source.path) (\(source.containerName)), "
+                + "\(source.firstFormat)",
+            "decoder: \(report.decoderLine)",
+            "frames: \(report.frames) decoded from \(report.samples) samples in \(fixed(report.seconds, 2)) s "
+                + "(\(fixed(report.framesPerSecond, 1)) fps), \(report.errors) with errors, \(report.dropped) dropped",
+        ]
+        if let output { lines.append("output: \(output.name) (\(y4m ? "YUV4MPEG2" : "raw planes"))") }
+        for problem in source.diagnostics.prefix(3) { lines.append("warning: \(problem.reason)") }
+        return lines
+    }
+}
+
+/// Writes pictures to the output as Y4M or raw. Touched only from the session's serial output
+/// handler, and by the main thread after the session has finished.
+final class PictureWriter: @unchecked Sendable {
+    private let output: OutputFile?
+    private let y4m: Bool
+    private let format: VideoFormatDescription
+    private let timing: StreamTiming
+
+    init(output: OutputFile?, y4m: Bool, format: VideoFormatDescription, timing: StreamTiming) {
+        self.output = output
+        self.y4m = y4m
+        self.format = format
+        self.timing = timing
     }
 
-    private static func formatted(_ value: Double) -> String {
-        let hundredths = Int((value * 100).rounded())
-        let fraction = hundredths % 100
-        return "\(hundredths / 100).\(fraction < 10 ? "0" : "")\(fraction)"
+    private var size: (width: Int, height: Int)?
+
+    func add(_ frame: DecodedFrame) throws(CommandFailure) {
+        guard let output else { return }
+        if y4m {
+            if frame.index == 0 {
+                try output.append(try Y4MHeader.line(first: frame.image, format: format, timing: timing))
+                size = (frame.image.width, frame.image.height)
+            } else if let size, size != (frame.image.width, frame.image.height) {
+                throw .input(
+                    "the picture size changes from \(size.width)x\(size.height) to "
+                        + "\(frame.image.width)x\(frame.image.height) at picture \(frame.index); Y4M has one size "
+                        + "per file: write raw planes (-o OUT.yuv) instead")
+            }
+            try output.append("FRAME\n")
+        }
+        try appendPlanes(of: frame.image, to: output)
     }
+}
+
+/// `1.23`: a number with a fixed count of decimals.
+func fixed(_ value: Double, _ decimals: Int) -> String {
+    guard value.isFinite else { return "–" }
+    var scale = 1.0
+    for _ in 0..<decimals { scale *= 10 }
+    let scaled = Int((abs(value) * scale).rounded())
+    let whole = scaled / Int(scale)
+    var fraction = String(scaled % Int(scale))
+    fraction = String(repeating: "0", count: max(0, decimals - fraction.count)) + fraction
+    return (value < 0 && scaled != 0 ? "-" : "") + "\(whole)" + (decimals > 0 ? "." + fraction : "")
+}
+
+/// A one-line progress bar on standard error, drawn only when standard error is a terminal.
+final class ProgressBar {
+    private let total: Int?
+    private let enabled = isatty(STDERR_FILENO) == 1
+    private let start = DispatchTime.now().uptimeNanoseconds
+    private var drawn = false
+
+    init(total: Int?) { self.total = total }
+
+    func update(frames: Int) {
+        guard enabled else { return }
+        let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        let fps = seconds > 0 ? Double(frames) / seconds : 0
+        var line = "\r\(frames) frames, \(fixed(fps, 1)) fps"
+        if let total, total > 0 {
+            let done = min(1, Double(frames) / Double(total))
+            let width = 30
+            let filled = Int(done * Double(width))
+            let bar = String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled)
+            let eta = fps > 0 ? Double(total - frames) / fps : 0
+            line = "\r[\(bar)] \(frames)/\(total) frames, \(fixed(fps, 1)) fps, ETA \(fixed(max(0, eta), 1)) s"
+        }
+        printErrorRaw(line + "\u{1B}[K")
+        drawn = true
+    }
+
+    func finish(frames: Int) {
+        guard enabled, drawn else { return }
+        printErrorRaw("\r\u{1B}[K")
+    }
+
+    private func printErrorRaw(_ text: String) { writeAll(STDERR_FILENO, Array(text.utf8)) }
 }

@@ -30,39 +30,20 @@ enum DeviceCheckCommand {
         case failure(String)
     }
 
-    static func run(_ arguments: [String]) -> Int32 {
-        var device: String?
-        var files: [String] = []
-        var remaining = arguments[...]
-        while let argument = remaining.popFirst() {
-            switch argument {
-            case "--device":
-                guard let value = remaining.popFirst() else {
-                    printError("vatoolbox device-check: --device needs a path")
-                    return 2
-                }
-                device = value
-            case "--help", "-h":
-                print(usage)
-                return 0
-            default:
-                if argument.hasPrefix("-") && argument != "-" {
-                    printError("vatoolbox device-check: unknown option '\(argument)'\n\n\(usage)")
-                    return 2
-                }
-                files.append(argument)
-            }
+    static func run(_ arguments: [String]) throws(CommandFailure) {
+        let parsed = try ParsedArguments.parse(arguments, options: [OptionSpec(name: "device")])
+        if parsed.wantsHelp {
+            print(usage)
+            return
         }
-        guard !files.isEmpty else {
-            printError("vatoolbox device-check: no input files\n\n\(usage)")
-            return 2
-        }
+        let files = parsed.positionals
+        guard !files.isEmpty else { throw .usage("no input files") }
+        let device = parsed.values["device"]
         let node = device ?? getenv("VATOOLBOX_RENDER_NODE").map { String(cString: $0) }
         let nodes = node.map { [$0] } ?? RenderNode.all().map(\.path)
         guard let usable = nodes.first(where: { (try? VADevice.open(path: $0)) != nil }) else {
             let reason = nodes.isEmpty ? RenderNode.absenceReason() : "no render node could be opened with a VA driver"
-            printError("vatoolbox device-check: \(reason) (try `vatoolbox devices`)")
-            return 3
+            throw CommandFailure(message: "\(reason) (see `vatoolbox devices`)", status: ExitStatus.noDecoder)
         }
         let opened = try? VADevice.open(path: usable)
         print("device: \(opened.map { "\($0)" } ?? usable)")
@@ -90,7 +71,9 @@ enum DeviceCheckCommand {
                     + pad(rate(row.cpuFPS), 9) + result)
         }
         print("\(matches) matched, \(cpuOnly) CPU only, \(failures) failed, of \(files.count)")
-        return failures == 0 ? 0 : 1
+        if failures > 0 {
+            throw .input("\(failures) of \(files.count) streams failed the comparison")
+        }
     }
 
     /// One row of the table.

@@ -19,7 +19,7 @@ enum DevicesCommand {
                           "vendor", "vaVersion", "profiles": [{"name", "codec", "maxWidth",
                           "maxHeight", "bitDepths", "error"}]}]
 
-        exit status: 0 at least one node decodes video, 1 none does, 2 bad usage
+        exit status: 0 at least one node decodes video, 1 none does (the listing says why), 2 bad usage
         """
 
     /// One node as listed.
@@ -29,30 +29,16 @@ enum DevicesCommand {
         let error: VTError?
     }
 
-    static func run(_ arguments: [String]) -> Int32 {
-        var json = false
-        var path: String?
-        var remaining = arguments[...]
-        while let argument = remaining.popFirst() {
-            switch argument {
-            case "--json": json = true
-            case "--device":
-                guard let value = remaining.popFirst() else {
-                    printError("vatoolbox devices: --device needs a path")
-                    return 2
-                }
-                path = value
-            case "--help", "-h":
-                print(usage)
-                return 0
-            default:
-                printError("vatoolbox devices: unexpected argument '\(argument)'\n\n\(usage)")
-                return 2
-            }
+    static func run(_ arguments: [String]) throws(CommandFailure) {
+        let parsed = try ParsedArguments.parse(
+            arguments, options: [OptionSpec(name: "device"), OptionSpec(name: "json", takesValue: false)])
+        if parsed.wantsHelp {
+            print(usage)
+            return
         }
-        let nodes =
-            (path ?? getenv("VATOOLBOX_RENDER_NODE").map { String(cString: $0) }).map { [RenderNode(path: $0)] }
-            ?? RenderNode.all()
+        if let extra = parsed.positionals.first { throw .usage("unexpected argument '\(extra)'") }
+        let path = parsed.values["device"] ?? getenv("VATOOLBOX_RENDER_NODE").map { String(cString: $0) }
+        let nodes = path.map { [RenderNode(path: $0)] } ?? RenderNode.all()
         let entries = nodes.map { node -> Entry in
             if let error = node.accessError { return Entry(node: node, device: nil, error: error) }
             do throws(VTError) {
@@ -61,15 +47,18 @@ enum DevicesCommand {
                 return Entry(node: node, device: nil, error: error)
             }
         }
-        let usable = entries.contains { $0.device?.capabilities.decodeProfiles.isEmpty == false }
-        if json {
-            print(JSON.array(entries.map(describe)).rendered)
+        if parsed.flags.contains("json") {
+            print(JSON.array(entries.map(describe)).rendered())
         } else if entries.isEmpty {
             print("no render node: \(RenderNode.absenceReason())")
         } else {
             for entry in entries { print(text(entry)) }
         }
-        return usable ? 0 : 1
+        guard entries.contains(where: { $0.device?.capabilities.decodeProfiles.isEmpty == false }) else {
+            throw CommandFailure(
+                message: entries.isEmpty ? "no render node" : "no render node can decode video",
+                status: ExitStatus.inputFailure)
+        }
     }
 
     private static func text(_ entry: Entry) -> String {
@@ -94,8 +83,8 @@ enum DevicesCommand {
     private static func describe(_ entry: Entry) -> JSON {
         var fields: [(String, JSON)] = [
             ("path", .string(entry.node.path)),
-            ("kernelDriver", entry.node.kernelDriver.map(JSON.string) ?? .null),
-            ("pciID", pciID(entry.node).map(JSON.string) ?? .null),
+            ("kernelDriver", .string(entry.node.kernelDriver)),
+            ("pciID", .string(pciID(entry.node))),
             ("usable", .bool(entry.device?.capabilities.decodeProfiles.isEmpty == false)),
             ("error", entry.error.map { .string($0.reason) } ?? .null),
         ]
@@ -109,15 +98,15 @@ enum DevicesCommand {
                         device.capabilities.decodeProfiles.map { profile in
                             .object([
                                 ("name", .string(profile.name)), ("codec", .string("\(profile.codec)")),
-                                ("maxWidth", .number(Double(profile.maximumWidth))),
-                                ("maxHeight", .number(Double(profile.maximumHeight))),
+                                ("maxWidth", .int(profile.maximumWidth)),
+                                ("maxHeight", .int(profile.maximumHeight)),
                                 (
                                     "bitDepths",
                                     .array(
-                                        (profile.decodes8Bit420 ? [JSON.number(8)] : [])
-                                            + (profile.decodes10Bit420 ? [JSON.number(10)] : []))
+                                        (profile.decodes8Bit420 ? [JSON.int(8)] : [])
+                                            + (profile.decodes10Bit420 ? [JSON.int(10)] : []))
                                 ),
-                                ("error", profile.unusableReason.map(JSON.string) ?? .null),
+                                ("error", .string(profile.unusableReason)),
                             ])
                         })
                 ))
@@ -133,50 +122,5 @@ enum DevicesCommand {
     private static func hex(_ value: UInt16) -> String {
         let digits = String(value, radix: 16)
         return String(repeating: "0", count: max(0, 4 - digits.count)) + digits
-    }
-}
-
-/// A JSON value, written with stable key order.
-enum JSON {
-    case null
-    case bool(Bool)
-    case number(Double)
-    case string(String)
-    case array([JSON])
-    case object([(String, JSON)])
-
-    /// The value as compact JSON text.
-    var rendered: String {
-        switch self {
-        case .null: return "null"
-        case .bool(let value): return value ? "true" : "false"
-        case .number(let value):
-            return value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(value)
-        case .string(let value): return Self.quoted(value)
-        case .array(let values): return "[" + values.map(\.rendered).joined(separator: ",") + "]"
-        case .object(let fields):
-            return "{" + fields.map { Self.quoted($0.0) + ":" + $0.1.rendered }.joined(separator: ",") + "}"
-        }
-    }
-
-    private static func quoted(_ text: String) -> String {
-        var out = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\t": out += "\\t"
-            case "\r": out += "\\r"
-            default:
-                if scalar.value < 0x20 {
-                    let digits = String(scalar.value, radix: 16)
-                    out += "\\u" + String(repeating: "0", count: 4 - digits.count) + digits
-                } else {
-                    out.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        return out + "\""
     }
 }

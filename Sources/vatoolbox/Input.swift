@@ -1,58 +1,57 @@
+import CFFmpeg
 import VAToolbox
 
 #if canImport(Glibc)
     import Glibc
 #endif
 
-/// A file that could not be read, with the system's reason.
-struct ReadError: Error, CustomStringConvertible {
-    let path: String
-    let reason: String
-    var description: String { "cannot read \(path): \(reason)" }
-}
-
-/// Reads a whole file, or standard input for `-`.
-func readFile(_ path: String) throws(ReadError) -> [UInt8] {
-    let descriptor = path == "-" ? STDIN_FILENO : open(path, O_RDONLY)
-    guard descriptor >= 0 else { throw ReadError(path: path, reason: String(cString: strerror(errno))) }
-    defer { if descriptor != STDIN_FILENO { close(descriptor) } }
-    var bytes: [UInt8] = []
-    var chunk = [UInt8](repeating: 0, count: 1 << 16)
-    while true {
-        let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-        if count < 0 {
-            if errno == EINTR { continue }
-            throw ReadError(path: path, reason: String(cString: strerror(errno)))
-        }
-        if count == 0 { break }
-        bytes += chunk[0..<count]
-    }
-    return bytes
-}
-
 /// Writes a line to standard error.
 func printError(_ text: String) {
     // write(2) on the descriptor, not the C `stderr` FILE global, which is shared mutable state.
-    let line = Array((text + "\n").utf8)
-    _ = line.withUnsafeBytes { write(STDERR_FILENO, $0.baseAddress, $0.count) }
+    writeAll(STDERR_FILENO, Array((text + "\n").utf8))
 }
 
-/// Tells H.264 from HEVC for a raw stream.
+/// Writes every byte to a descriptor; false when the write fails (for example a closed pipe).
+@discardableResult
+func writeAll(_ descriptor: Int32, _ bytes: [UInt8]) -> Bool {
+    bytes.withUnsafeBytes { buffer in writeAll(descriptor, buffer) }
+}
+
+/// Writes every byte of a buffer to a descriptor; false when the write fails.
+@discardableResult
+func writeAll(_ descriptor: Int32, _ buffer: UnsafeRawBufferPointer) -> Bool {
+    var offset = 0
+    while offset < buffer.count {
+        let written = write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
+        if written < 0 {
+            if errno == EINTR { continue }
+            return false
+        }
+        offset += written
+    }
+    return true
+}
+
+/// The system's message for the current `errno`.
+func systemError() -> String { String(cString: strerror(errno)) }
+
+/// Tells raw Annex B streams from containers, and H.264 from HEVC.
 enum StreamSniffer {
-    /// Whether the file name says raw Annex B (read by the elementary stream parser) rather than
-    /// a container (read by libavformat).
+    static let hevcExtensions = [".265", ".h265", ".hevc", ".bit"]
+    static let h264Extensions = [".264", ".h264", ".avc", ".jsv", ".26l", ".jvt"]
+
+    /// Whether the name says raw Annex B (read by the elementary stream parser) rather than a
+    /// container (read by libavformat). Standard input is always raw.
     static func isRawStream(path: String) -> Bool {
         let lower = path.lowercased()
-        return path == "-" || rawExtensions.contains(where: lower.hasSuffix)
+        return path == "-" || (hevcExtensions + h264Extensions).contains(where: lower.hasSuffix)
     }
-
-    static let rawExtensions = [".265", ".h265", ".hevc", ".bit", ".264", ".h264", ".avc", ".jsv", ".26l", ".jvt"]
 
     /// By extension first; otherwise by the first parameter set's header under each codec's layout.
     static func codec(path: String, bytes: [UInt8]) -> VideoCodecType {
         let lower = path.lowercased()
-        if [".265", ".h265", ".hevc", ".bit"].contains(where: lower.hasSuffix) { return .hevc }
-        if [".264", ".h264", ".avc", ".jsv", ".26l", ".jvt"].contains(where: lower.hasSuffix) { return .h264 }
+        if hevcExtensions.contains(where: lower.hasSuffix) { return .hevc }
+        if h264Extensions.contains(where: lower.hasSuffix) { return .h264 }
         for unit in AnnexB.split(bytes).prefix(8) where unit.count >= 2 {
             let first = unit[unit.startIndex]
             let hevcType = (first >> 1) & 0x3F
@@ -61,4 +60,182 @@ enum StreamSniffer {
         }
         return .h264
     }
+}
+
+/// Where samples come from: a raw Annex B stream (a file or standard input) cut into access
+/// units by an ``ElementaryStreamParser`` as it is read, or a container read by
+/// ``MediaFileReader``. Samples come in decode order.
+final class SampleSource {
+    /// The input's name as given (`-` for standard input).
+    let path: String
+    /// H.264 or HEVC.
+    let codec: VideoCodecType
+    /// `"Annex B"` for raw streams, libavformat's name for containers.
+    let containerName: String
+    /// The format description of the first sample.
+    let firstFormat: VideoFormatDescription
+
+    private var reader: MediaFileReader?
+    private var parser: ElementaryStreamParser?
+    private var descriptor: Int32 = -1
+    private var queued: [SampleBuffer] = []
+    private var queuedIndex = 0
+    private var finished = false
+
+    /// Opens `path` (`-` for standard input).
+    ///
+    /// - Throws: A failure with exit status 1 when the file is missing, unreadable, not a media
+    ///   file or has nothing decodable; 3 when its video is not H.264 or HEVC.
+    init(path: String) throws(CommandFailure) {
+        self.path = path
+        if path != "-" {
+            var status = stat()
+            guard stat(path, &status) == 0 else { throw .input("cannot open \(path): \(systemError())") }
+            guard status.st_mode & S_IFMT != S_IFDIR else { throw .input("cannot read \(path): it is a directory") }
+        }
+        if !StreamSniffer.isRawStream(path: path) {
+            do throws(VTError) {
+                let reader = try MediaFileReader(path: path)
+                self.reader = reader
+                codec = reader.codecType
+                containerName = reader.containerName
+                firstFormat = reader.formatDescription
+            } catch {
+                throw CommandFailure(error)
+            }
+            return
+        }
+        containerName = "Annex B"
+        descriptor = path == "-" ? STDIN_FILENO : open(path, O_RDONLY)
+        guard descriptor >= 0 else { throw .input("cannot open \(path): \(systemError())") }
+        let first = try Self.read(descriptor, path: path)
+        codec = StreamSniffer.codec(path: path, bytes: first)
+        var parser = ElementaryStreamParser(codec: codec)
+        queued = parser.parse(first)
+        if first.isEmpty { finished = true }
+        // Read on until the first access unit is complete: it carries the first description.
+        while queued.isEmpty && !finished {
+            let chunk = try Self.read(descriptor, path: path)
+            if chunk.isEmpty {
+                queued += parser.finish()
+                finished = true
+            } else {
+                queued += parser.parse(chunk)
+            }
+        }
+        self.parser = parser
+        guard let format = queued.first?.formatDescription else {
+            let name = path == "-" ? "standard input" : path
+            var message = "\(name): no decodable \(codec == .h264 ? "H.264" : "HEVC") access unit found"
+            if let problem = parser.diagnostics.first { message += " (\(problem.reason))" }
+            if descriptor > STDIN_FILENO { close(descriptor) }
+            throw .input(message)
+        }
+        firstFormat = format
+    }
+
+    deinit { closeDescriptor() }
+
+    /// Parser diagnostics (raw streams), for warnings.
+    var diagnostics: [VTError] { parser?.diagnostics ?? [] }
+
+    /// The next sample in decode order, or nil at the end.
+    func next() throws(CommandFailure) -> SampleBuffer? {
+        if let reader {
+            do throws(VTError) {
+                return try reader.nextSample()
+            } catch {
+                throw CommandFailure(error)
+            }
+        }
+        while queuedIndex == queued.count {
+            if finished { return nil }
+            queued.removeAll(keepingCapacity: true)
+            queuedIndex = 0
+            try fill()
+        }
+        defer { queuedIndex += 1 }
+        return queued[queuedIndex]
+    }
+
+    /// Reads and parses the next chunk of a raw stream.
+    private func fill() throws(CommandFailure) {
+        guard var parser else { return }
+        let chunk = try Self.read(descriptor, path: path)
+        if chunk.isEmpty {
+            queued += parser.finish()
+            finished = true
+            closeDescriptor()
+        } else {
+            queued += parser.parse(chunk)
+        }
+        self.parser = parser
+    }
+
+    private func closeDescriptor() {
+        if descriptor > STDIN_FILENO { close(descriptor) }
+        descriptor = -1
+    }
+
+    /// Reads up to a megabyte; empty at the end.
+    private static func read(_ descriptor: Int32, path: String) throws(CommandFailure) -> [UInt8] {
+        var chunk = [UInt8](repeating: 0, count: 1 << 20)
+        var filled = 0
+        while filled < chunk.count {
+            let count = chunk.withUnsafeMutableBytes {
+                Glibc.read(descriptor, $0.baseAddress! + filled, $0.count - filled)
+            }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw .input("cannot read \(path == "-" ? "standard input" : path): \(systemError())")
+            }
+            if count == 0 { break }
+            filled += count
+        }
+        chunk.removeSubrange(filled...)
+        return chunk
+    }
+}
+
+/// What libavformat says about a file's video stream, the way the ffmpeg CLI sees it: the frame
+/// rate `ffmpeg` picks for its output time base (`av_guess_frame_rate`) and the stream's start time.
+struct StreamTiming {
+    /// Frames per second as a fraction.
+    var frameRate: (num: Int, den: Int)
+    /// The number of frames, when the container says (`AVStream.nb_frames`).
+    var frameCount: Int? = nil
+
+    /// The time base of one frame, `1/frameRate`.
+    var timeBase: (num: Int, den: Int) { (frameRate.den, frameRate.num) }
+
+    /// Probes `path` with libavformat; for standard input (or when probing fails) the frame rate
+    /// comes from the stream's timing information, or is ffmpeg's default of 25.
+    static func probe(path: String, format: VideoFormatDescription) -> StreamTiming {
+        if path != "-", let probed = probeFile(path: path) { return probed }
+        if let duration = format.stream.frameDuration, duration.value > 0, duration.timescale > 0 {
+            return StreamTiming(frameRate: reduced(Int(duration.timescale), Int(duration.value)))
+        }
+        return StreamTiming(frameRate: (25, 1))
+    }
+
+    private static func probeFile(path: String) -> StreamTiming? {
+        var context: UnsafeMutablePointer<AVFormatContext>?
+        guard avformat_open_input(&context, path, nil, nil) >= 0, let opened = context else { return nil }
+        defer { avformat_close_input(&context) }
+        guard avformat_find_stream_info(opened, nil) >= 0 else { return nil }
+        let index = av_find_best_stream(opened, AVMEDIA_TYPE_VIDEO, -1, -1, nil, 0)
+        guard index >= 0, let stream = opened.pointee.streams[Int(index)] else { return nil }
+        let rate = av_guess_frame_rate(opened, stream, nil)
+        guard rate.num > 0, rate.den > 0 else { return nil }
+        let count = Int(stream.pointee.nb_frames)
+        return StreamTiming(frameRate: (Int(rate.num), Int(rate.den)), frameCount: count > 0 ? count : nil)
+    }
+}
+
+/// `num/den` in lowest terms.
+func reduced(_ num: Int, _ den: Int) -> (num: Int, den: Int) {
+    var a = abs(num)
+    var b = abs(den)
+    while b != 0 { (a, b) = (b, a % b) }
+    return a == 0 ? (num, den) : (num / a, den / a)
 }

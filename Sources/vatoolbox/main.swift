@@ -1,4 +1,5 @@
 // vatoolbox: the command-line face of VAToolbox.
+import CFFmpeg
 import VAToolbox
 
 #if canImport(Glibc)
@@ -6,43 +7,75 @@ import VAToolbox
 #endif
 
 let usage = """
-    usage: vatoolbox <command> [options]
+    usage: vatoolbox <command> [options]    (vatoolbox <command> --help for each)
 
     commands:
-      decode [--threads N] [--frames N] FILE
-                           decode an H.264/HEVC file (raw Annex B, MP4, MKV, TS …) on the CPU
-                           and print a summary
-      probe [--nal] FILE   describe a raw H.264/HEVC (Annex B) stream: its format descriptions
-                           and access units; --nal lists each access unit's NAL units
-      devices [--json]     render nodes, their VA-API drivers and decode profiles, or why
-                           there are none
-      version              the versions of the C libraries in use
-      help                 show this text
+      decode INPUT [-o OUT.y4m|OUT.yuv|-]   decode a stream (raw H.264/HEVC Annex B, MP4, MKV, TS …; - for
+                                            standard input), write Y4M or raw planes, print a summary
+      probe INPUT [--nal] [--json]          describe a stream's format descriptions and access units
+      framemd5 INPUT                        per-picture MD5s in the format of ffmpeg -f framemd5
+      snapshot INPUT --frame N -o OUT.png   one picture as PNG
+      thumbnails INPUT -o OUT.png           a contact sheet of pictures with their time stamps
+      bench INPUT [--json] [--svg OUT.svg]  decoding speed on the GPU (VA-API) and the CPU, side by side
+      devices [--json]                      render nodes, their VA-API drivers and decode profiles, or why
+                                            there are none
+      device-check FILE...                  on a real GPU: every frame's MD5 on VA-API against the CPU
+      version                               the versions of the C libraries in use
+      help                                  show this text
 
-    exit status: 0 success, 1 the input could not be read, parsed or decoded cleanly, 2 bad usage
+    decoding options (decode, framemd5, snapshot, thumbnails, bench):
+      --hwaccel auto|vaapi|none   auto: the GPU when usable, else the CPU; vaapi: the GPU or fail; none: CPU
+      --device PATH               the DRM render node, e.g. /dev/dri/renderD128
+      --threads N                 software decoding threads (0: one per core)
+
+    exit status:
+      0  success
+      1  the input could not be read, parsed or decoded cleanly, or the output could not be written
+      2  bad usage: unknown command or option, missing or malformed value
+      3  no decoder for the input: a codec or profile VAToolbox does not decode, or --hwaccel vaapi
+         and no usable VA-API device
     """
 
+/// The commands, by name.
+let commands: [String: ([String]) throws(CommandFailure) -> Void] = [
+    "decode": DecodeCommand.run,
+    "probe": ProbeCommand.run,
+    "framemd5": FrameMD5Command.run,
+    "snapshot": SnapshotCommand.run,
+    "thumbnails": ThumbnailsCommand.run,
+    "bench": BenchCommand.run,
+    "devices": DevicesCommand.run,
+    "device-check": DeviceCheckCommand.run,
+    // Hidden: one measured run of `bench`, in a child process.
+    "bench-worker": BenchWorkerCommand.run,
+]
+
+signal(SIGPIPE, SIG_IGN)
+// libavformat and libavcodec log to standard error; the tool reports failures itself.
+if getenv("VATOOLBOX_FFMPEG_LOG") == nil { av_log_set_level(AV_LOG_QUIET) }
 var arguments = Array(CommandLine.arguments.dropFirst())
 guard let command = arguments.first else {
     printError(usage)
-    exit(2)
+    exit(ExitStatus.usage)
 }
 arguments.removeFirst()
 
 switch command {
-case "decode":
-    exit(DecodeCommand.run(arguments))
-case "probe":
-    exit(ProbeCommand.run(arguments))
-case "devices":
-    exit(DevicesCommand.run(arguments))
-case "device-check":
-    exit(DeviceCheckCommand.run(arguments))
 case "version", "--version":
     for library in LinkedLibraries.all { print(library) }
 case "help", "--help", "-h":
     print(usage)
 default:
-    printError("vatoolbox: unknown command '\(command)'\n\n\(usage)")
-    exit(2)
+    guard let run = commands[command] else {
+        printError("vatoolbox: unknown command '\(command)'; 'vatoolbox help' lists the commands")
+        exit(ExitStatus.usage)
+    }
+    do throws(CommandFailure) {
+        try run(arguments)
+    } catch {
+        var line = "vatoolbox \(command): \(error.message)"
+        if error.status == ExitStatus.usage { line += " (see 'vatoolbox \(command) --help')" }
+        printError(line)
+        exit(error.status)
+    }
 }

@@ -8,6 +8,9 @@ public struct H264VUIParameters: Sendable, Hashable {
     public var sarHeight = 0
     /// `overscan_appropriate_flag`, when `overscan_info_present_flag` is 1.
     public var overscanAppropriateFlag: Bool?
+    /// `video_signal_type_present_flag`: whether `video_format`, the range and the colour
+    /// description were sent (otherwise they keep their inferred defaults).
+    public var videoSignalTypePresentFlag = false
     /// `video_format` (0 component, 1 PAL, 2 NTSC, 3 SECAM, 4 MAC, 5 unspecified).
     public var videoFormat = 5
     /// `video_full_range_flag`: 1 for full-range (0–255) samples, 0 for video range.
@@ -91,7 +94,8 @@ public struct H264VUIParameters: Sendable, Hashable {
         if try r.flag("overscan_info_present_flag") {
             overscanAppropriateFlag = try r.flag("overscan_appropriate_flag")
         }
-        if try r.flag("video_signal_type_present_flag") {
+        videoSignalTypePresentFlag = try r.flag("video_signal_type_present_flag")
+        if videoSignalTypePresentFlag {
             videoFormat = try r.int(3, "video_format")
             videoFullRangeFlag = try r.flag("video_full_range_flag")
             if try r.flag("colour_description_present_flag") {

@@ -547,9 +547,9 @@ public final class DecompressionSession: Sendable {
         return (try? hardware.capabilities.profile(for: newFormat).get()) != nil
     }
 
-    /// The pixel format a stream decodes to: NV12 or P010 from VA-API (`hardware`), and from
-    /// libavcodec on the CPU the planar format of its chroma format, bit depth and range.
-    static func nativePixelFormat(for format: VideoFormatDescription, hardware: Bool = false) -> PixelFormat {
+    /// The pixel format a stream decodes to without conversion: NV12 or P010 on the GPU
+    /// (`hardware`), and on the CPU the planar format of its chroma format, bit depth and range.
+    public static func nativePixelFormat(for format: VideoFormatDescription, hardware: Bool = false) -> PixelFormat {
         let stream = format.stream
         if hardware {
             let fullRange = format.extensions.fullRangeVideo

@@ -1,0 +1,162 @@
+import VAToolbox
+
+/// The tool's exit statuses, documented in `vatoolbox help` and Docs/CLI.md.
+enum ExitStatus {
+    /// Everything worked.
+    static let success: Int32 = 0
+    /// The input could not be read, parsed or decoded cleanly, or the output could not be written.
+    static let inputFailure: Int32 = 1
+    /// Bad usage: an unknown command or option, a missing or malformed value.
+    static let usage: Int32 = 2
+    /// No decoder for the input: a codec or profile VAToolbox does not decode, or hardware
+    /// decoding was required (`--hwaccel vaapi`) and no usable device can do it.
+    static let noDecoder: Int32 = 3
+}
+
+/// A failure that ends the command: one line for standard error and the exit status.
+struct CommandFailure: Error {
+    let message: String
+    let status: Int32
+
+    /// Bad usage (exit status 2).
+    static func usage(_ message: String) -> CommandFailure {
+        CommandFailure(message: message, status: ExitStatus.usage)
+    }
+
+    /// A failure reading, parsing, decoding or writing (exit status 1).
+    static func input(_ message: String) -> CommandFailure {
+        CommandFailure(message: message, status: ExitStatus.inputFailure)
+    }
+
+    /// A library error: ``ExitStatus/noDecoder`` when no decoder can take the stream, otherwise
+    /// ``ExitStatus/inputFailure``; the message carries the reason and the hint, not the name.
+    init(_ error: VTError) {
+        var text = error.reason.isEmpty ? error.summary : error.reason
+        text += " (\(error.name) \(error.status))"
+        if let hint = error.hint { text += "; \(hint)" }
+        message = text
+        status =
+            error == VTError.couldNotFindVideoDecoder || error == VTError.formatDescriptionChangeNotSupported
+            ? ExitStatus.noDecoder : ExitStatus.inputFailure
+    }
+
+    init(message: String, status: Int32) {
+        self.message = message
+        self.status = status
+    }
+}
+
+/// One option a command takes.
+struct OptionSpec {
+    /// The long name without dashes, for example `"frames"`.
+    let name: String
+    /// A one-letter short form, for example `"o"` for `-o`.
+    var short: Character? = nil
+    /// Whether the option takes a value (`--frames 10`, `--frames=10`).
+    var takesValue = true
+}
+
+/// A command line parsed GNU-style: `--name value`, `--name=value`, `-x value`, `-xvalue`,
+/// flags, `--` ending the options, and `-` as a positional argument (standard input/output).
+struct ParsedArguments {
+    var values: [String: String] = [:]
+    var flags: Set<String> = []
+    var positionals: [String] = []
+
+    /// Parses `arguments` against `options`; `--help`/`-h` is always accepted as a flag.
+    static func parse(_ arguments: [String], options: [OptionSpec]) throws(CommandFailure) -> ParsedArguments {
+        var parsed = ParsedArguments()
+        let all = options + [OptionSpec(name: "help", short: "h", takesValue: false)]
+        var remaining = arguments[...]
+        while let argument = remaining.popFirst() {
+            if argument == "--" {
+                parsed.positionals += remaining
+                break
+            }
+            let spec: OptionSpec
+            var inlineValue: String?
+            if argument.hasPrefix("--") {
+                let body = argument.dropFirst(2)
+                let name: Substring
+                if let equals = body.firstIndex(of: "=") {
+                    name = body[..<equals]
+                    inlineValue = String(body[body.index(after: equals)...])
+                } else {
+                    name = body
+                }
+                guard let match = all.first(where: { $0.name == name }) else {
+                    throw .usage("unknown option '--\(name)'")
+                }
+                spec = match
+            } else if argument.hasPrefix("-") && argument.count > 1 {
+                let letter = argument[argument.index(after: argument.startIndex)]
+                guard let match = all.first(where: { $0.short == letter }) else {
+                    throw .usage("unknown option '-\(letter)'")
+                }
+                spec = match
+                if argument.count > 2 { inlineValue = String(argument.dropFirst(2)) }
+            } else {
+                parsed.positionals.append(argument)
+                continue
+            }
+            if spec.takesValue {
+                guard let value = inlineValue ?? remaining.popFirst() else {
+                    throw .usage("option '--\(spec.name)' needs a value")
+                }
+                parsed.values[spec.name] = value
+            } else {
+                guard inlineValue == nil else { throw .usage("option '--\(spec.name)' takes no value") }
+                parsed.flags.insert(spec.name)
+            }
+        }
+        return parsed
+    }
+
+    /// Whether `--help` was given.
+    var wantsHelp: Bool { flags.contains("help") }
+
+    /// The value of an integer option, checked against `range`.
+    func integer(_ name: String, in range: ClosedRange<Int> = 0...Int.max) throws(CommandFailure) -> Int? {
+        guard let text = values[name] else { return nil }
+        guard let value = Int(text), range.contains(value) else {
+            let bound = range.upperBound == Int.max ? "at least \(range.lowerBound)" : "in \(range)"
+            throw .usage("option '--\(name)' needs a whole number \(bound), not '\(text)'")
+        }
+        return value
+    }
+
+    /// The one positional argument a command takes (the input).
+    func singleInput() throws(CommandFailure) -> String {
+        guard let first = positionals.first else { throw .usage("missing INPUT") }
+        guard positionals.count == 1 else { throw .usage("unexpected argument '\(positionals[1])'") }
+        return first
+    }
+
+    /// `--hwaccel` and `--device` as a decoder specification, with `--threads`.
+    func decoderSpecification() throws(CommandFailure) -> DecoderSpecification {
+        let acceleration: DecoderSpecification.HardwareAcceleration
+        switch values["hwaccel"] ?? "auto" {
+        case "auto": acceleration = .preferred
+        case "vaapi": acceleration = .required
+        case "none": acceleration = .disabled
+        case let other: throw .usage("option '--hwaccel' takes auto, vaapi or none, not '\(other)'")
+        }
+        return DecoderSpecification(
+            hardwareAcceleration: acceleration, renderNodePath: values["device"],
+            threadCount: try integer("threads", in: 0...256) ?? 0)
+    }
+
+    /// `--pixel-format FOURCC` as image buffer attributes (nil without the option).
+    func pixelFormat() throws(CommandFailure) -> PixelFormat? {
+        guard let value = values["pixel-format"] else { return nil }
+        guard value.utf8.count == 4 else {
+            throw .usage("option '--pixel-format' needs a FourCC such as 420v, x420, y420 or BGRA, not '\(value)'")
+        }
+        return PixelFormat(rawValue: value.utf8.reduce(0) { $0 << 8 | UInt32($1) })
+    }
+}
+
+/// The options every decoding command shares.
+let decoderOptions = [
+    OptionSpec(name: "hwaccel"), OptionSpec(name: "device"), OptionSpec(name: "threads"),
+]

@@ -1,0 +1,160 @@
+import Dispatch
+import Synchronization
+import VAToolbox
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// One decoded picture handed to a command, in presentation order.
+struct DecodedFrame {
+    /// Its position in presentation order, from 0.
+    let index: Int
+    /// The picture.
+    let image: PixelBuffer
+    /// Its presentation time stamp (invalid for raw streams, which carry none).
+    let presentationTimeStamp: MediaTime
+    /// Whether the decoder reported damage for it.
+    let damaged: Bool
+}
+
+/// What a decoding run did.
+struct DecodeReport {
+    var samples = 0
+    var frames = 0
+    var errors = 0
+    var dropped = 0
+    var seconds = 0.0
+    var usedHardware = false
+    var hardwareReason: String?
+    var specification = DecoderSpecification()
+    var firstError: String?
+
+    /// Frames per second over the whole run.
+    var framesPerSecond: Double { seconds > 0 ? Double(frames) / seconds : 0 }
+
+    /// "libavcodec on the CPU, 2 threads (why)" or "VA-API on the GPU".
+    var decoderLine: String {
+        if usedHardware {
+            return "VA-API on the GPU" + (specification.renderNodePath.map { " (\($0))" } ?? "")
+        }
+        let count = specification.threadCount
+        let threads = count == 0 ? "one thread per core" : count == 1 ? "1 thread" : "\(count) threads"
+        let why: String
+        switch specification.hardwareAcceleration {
+        case .disabled: why = "hardware decoding disabled by --hwaccel none"
+        default: why = hardwareReason ?? "no usable VA-API device"
+        }
+        return "libavcodec on the CPU, \(threads) — \(why)"
+    }
+}
+
+/// Serialises the output handler's state with the main thread.
+private struct LoopState {
+    var frames = 0
+    var errors = 0
+    var dropped = 0
+    var firstError: String?
+    var stop: CommandFailure?
+}
+
+/// Runs a ``DecompressionSession`` over a ``SampleSource``: samples go in asynchronously, pictures
+/// come out in presentation order to `onFrame`, which runs on the session's serial queue.
+enum DecodeLoop {
+    /// Decodes the whole source, or until `frameLimit` pictures came out.
+    ///
+    /// - Parameters:
+    ///   - onFrame: Called once per picture, serially; a thrown failure stops decoding and is
+    ///     rethrown here.
+    ///   - progress: Called on this thread now and then with the frames so far.
+    /// - Throws: A failure to create the session (exit status 3 when no decoder fits), to read
+    ///   the input, or from `onFrame`.
+    static func run(
+        source: SampleSource, specification: DecoderSpecification, attributes: ImageBufferAttributes?,
+        frameLimit: Int? = nil, onFrame: @escaping @Sendable (DecodedFrame) throws(CommandFailure) -> Void,
+        progress: ((Int) -> Void)? = nil
+    ) throws(CommandFailure) -> DecodeReport {
+        let state = Mutex(LoopState())
+        let limit = frameLimit ?? Int.max
+        let start = DispatchTime.now().uptimeNanoseconds
+        var report = DecodeReport(specification: specification)
+        let session: DecompressionSession
+        do throws(VTError) {
+            session = try DecompressionSession(
+                formatDescription: source.firstFormat, decoderSpecification: specification,
+                imageBufferAttributes: attributes
+            ) { output in
+                let (index, skip) = state.withLock { state -> (Int, Bool) in
+                    // A dropped frame (for example the second field of a field pair, which
+                    // completes the picture of the first) is counted as dropped, not as an error.
+                    if output.infoFlags.contains(.frameDropped) {
+                        state.dropped += 1
+                    } else if let status = output.status {
+                        state.errors += 1
+                        if state.firstError == nil {
+                            state.firstError = status.reason.isEmpty ? status.summary : status.reason
+                        }
+                    }
+                    guard output.imageBuffer != nil else { return (0, true) }
+                    defer { state.frames += 1 }
+                    return (state.frames, state.frames >= limit || state.stop != nil)
+                }
+                guard !skip, let image = output.imageBuffer else { return }
+                do throws(CommandFailure) {
+                    try onFrame(
+                        DecodedFrame(
+                            index: index, image: image, presentationTimeStamp: output.presentationTimeStamp,
+                            damaged: output.status != nil))
+                } catch {
+                    state.withLock { if $0.stop == nil { $0.stop = error } }
+                }
+            }
+        } catch {
+            var failure = CommandFailure(error)
+            if specification.hardwareAcceleration == .required && error == VTError.couldNotFindVideoDecoder {
+                failure = CommandFailure(
+                    message: (error.reason.isEmpty ? error.summary : error.reason)
+                        + " (\(error.name) \(error.status)); use --hwaccel auto or none to decode on the CPU",
+                    status: ExitStatus.noDecoder)
+            }
+            throw failure
+        }
+        defer { session.invalidate() }
+        report.usedHardware = session.usingHardwareAcceleratedVideoDecoder
+        report.hardwareReason = session.hardwareUnavailableReason
+        var lastProgress = start
+        do {
+            while true {
+                let (done, stop) = state.withLock { ($0.frames >= limit, $0.stop) }
+                if let stop { throw stop }
+                if done { break }
+                guard let sample = try source.next() else { break }
+                try session.decodeFrame(sample, flags: [.enableAsynchronousDecompression])
+                report.samples += 1
+                if let progress {
+                    let now = DispatchTime.now().uptimeNanoseconds
+                    if now - lastProgress > 100_000_000 {
+                        lastProgress = now
+                        progress(state.withLock { $0.frames })
+                    }
+                }
+            }
+            try session.finishDelayedFrames()
+            try session.waitForAsynchronousFrames()
+        } catch let error as VTError {
+            throw CommandFailure(error)
+        } catch let error as CommandFailure {
+            throw error
+        } catch {
+            throw .input("\(error)")
+        }
+        let final = state.withLock { $0 }
+        if let stop = final.stop { throw stop }
+        report.frames = min(final.frames, limit)
+        report.errors = final.errors
+        report.dropped = final.dropped
+        report.firstError = final.firstError
+        report.seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        return report
+    }
+}

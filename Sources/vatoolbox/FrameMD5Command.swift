@@ -1,0 +1,113 @@
+import CFFmpeg
+import Synchronization
+import VAToolbox
+
+/// `vatoolbox framemd5`: one MD5 per decoded picture, in the exact format of
+/// `ffmpeg -i INPUT -f framemd5 -`, so the two outputs diff cleanly.
+enum FrameMD5Command {
+    static let usage = """
+        usage: vatoolbox framemd5 INPUT [--pixel-format FOURCC] [--hwaccel auto|vaapi|none] [--device PATH]
+                                        [--threads N] [-o OUT]
+
+        Decodes INPUT (raw .264/.265 Annex B, MP4, MKV, TS …; - for standard input) and prints one line
+        per picture in presentation order — stream, dts, pts, duration, size, MD5 of the samples — with
+        the header of `ffmpeg -i INPUT -f framemd5 -`: the time base is one frame at the frame rate the
+        ffmpeg CLI picks, sizes and hashes are of the pictures in the native (or --pixel-format) format.
+
+          -o, --output OUT         write to OUT instead of standard output
+              --pixel-format FOURCC  hash pictures converted to FOURCC (420v, x420, y420, BGRA …),
+                                   like ffmpeg's -pix_fmt
+              --hwaccel MODE       auto (GPU when usable), vaapi (GPU or fail), none (CPU)
+              --device PATH        the DRM render node to use, e.g. /dev/dri/renderD128
+              --threads N          software decoding threads (0: one per core)
+        """
+
+    static func run(_ arguments: [String]) throws(CommandFailure) {
+        let parsed = try ParsedArguments.parse(
+            arguments,
+            options: decoderOptions + [OptionSpec(name: "pixel-format"), OptionSpec(name: "output", short: "o")])
+        if parsed.wantsHelp {
+            print(usage)
+            return
+        }
+        let path = try parsed.singleInput()
+        let specification = try parsed.decoderSpecification()
+        let pixelFormat = try parsed.pixelFormat()
+        let source = try SampleSource(path: path)
+        let output = try OutputFile(path: parsed.values["output"] ?? "-")
+        let timing = StreamTiming.probe(path: path, format: source.firstFormat)
+        let hasher = FrameHasher(output: output, timing: timing)
+        let report = try DecodeLoop.run(
+            source: source, specification: specification,
+            attributes: pixelFormat.map { ImageBufferAttributes(pixelFormat: $0) },
+            onFrame: { frame throws(CommandFailure) in try hasher.add(frame) })
+        try output.flush()
+        guard report.frames > 0 else { throw .input("\(path): no picture could be decoded") }
+    }
+}
+
+/// Formats framemd5 lines. Touched only from the session's serial output handler, and by the
+/// main thread after the session has finished (the session's queue orders the two).
+final class FrameHasher: @unchecked Sendable {
+    private let output: OutputFile
+    private let timing: StreamTiming
+    private var startTime: MediaTime?
+    private var nextPTS: Int64 = 0
+
+    init(output: OutputFile, timing: StreamTiming) {
+        self.output = output
+        self.timing = timing
+    }
+
+    /// The header of `ffmpeg -f framemd5` (version 2), for the first picture.
+    static func header(first image: PixelBuffer, timing: StreamTiming) -> String {
+        let version = avformat_version()
+        let sar = image.attachments.pixelAspectRatio.map { "\($0.horizontalSpacing)/\($0.verticalSpacing)" } ?? "0/1"
+        let timeBase = reduced(timing.timeBase.num, timing.timeBase.den)
+        return """
+            #format: frame checksums
+            #version: 2
+            #hash: MD5
+            #software: Lavf\(version >> 16).\((version >> 8) & 0xFF).\(version & 0xFF)
+            #tb 0: \(timeBase.num)/\(timeBase.den)
+            #media_type 0: video
+            #codec_id 0: rawvideo
+            #dimensions 0: \(image.width)x\(image.height)
+            #sar 0: \(sar)
+            #stream#, dts,        pts, duration,     size, hash
+
+            """
+    }
+
+    func add(_ frame: DecodedFrame) throws(CommandFailure) {
+        if frame.index == 0 { try output.append(Self.header(first: frame.image, timing: timing)) }
+        guard let pts = timestamp(of: frame) else { return }
+        let size = frame.image.rawVideoByteCount
+        try output.append(
+            "0, \(pad(pts, 10)), \(pad(pts, 10)), \(pad(1, 8)), \(pad(Int64(size), 8)), \(frame.image.md5)\n")
+    }
+
+    /// The ffmpeg CLI's output time stamp for a picture (its `-vsync vfr` rule, which framemd5
+    /// selects): the picture's time in frames since the first, rounded, unless that is not
+    /// after the previous one, in which case the next number; nil for a picture ffmpeg drops.
+    private func timestamp(of frame: DecodedFrame) -> Int64? {
+        defer { nextPTS += 1 }
+        let time = frame.presentationTimeStamp
+        guard time.isNumeric else { return nextPTS }
+        if startTime == nil { startTime = time }
+        guard let startTime else { return nextPTS }
+        let frames = (time - startTime).seconds * Double(timing.frameRate.num) / Double(timing.frameRate.den)
+        let delta = frames - Double(nextPTS) + 1
+        if delta <= -0.6 {
+            nextPTS -= 1
+            return nil
+        }
+        if delta > 0.6 { nextPTS = Int64(frames.rounded(.toNearestOrAwayFromZero)) }
+        return nextPTS
+    }
+
+    private func pad(_ value: Int64, _ width: Int) -> String {
+        let text = String(value)
+        return String(repeating: " ", count: max(0, width - text.count)) + text
+    }
+}

@@ -1,0 +1,154 @@
+import Synchronization
+import VAToolbox
+
+/// `vatoolbox snapshot`: one picture as PNG.
+enum SnapshotCommand {
+    static let usage = """
+        usage: vatoolbox snapshot INPUT --frame N -o OUT.png [--hwaccel auto|vaapi|none] [--device PATH] [--threads N]
+
+        Decodes INPUT up to picture N (counted from 0 in presentation order, like ffmpeg's
+        select=eq(n\\,N)) and writes it as an RGB PNG (libavcodec's PNG encoder), at the stream's size.
+
+              --frame N    the picture to write (default 0)
+          -o, --output OUT the PNG file to write
+        """
+
+    static func run(_ arguments: [String]) throws(CommandFailure) {
+        let parsed = try ParsedArguments.parse(
+            arguments, options: decoderOptions + [OptionSpec(name: "frame"), OptionSpec(name: "output", short: "o")])
+        if parsed.wantsHelp {
+            print(usage)
+            return
+        }
+        let path = try parsed.singleInput()
+        guard let outputPath = parsed.values["output"] else { throw .usage("missing -o OUT.png") }
+        let wanted = try parsed.integer("frame") ?? 0
+        let specification = try parsed.decoderSpecification()
+        let source = try SampleSource(path: path)
+        let captured = Mutex<RGBImage?>(nil)
+        let report = try DecodeLoop.run(
+            source: source, specification: specification, attributes: ImageBufferAttributes(pixelFormat: .bgra),
+            frameLimit: wanted + 1,
+            onFrame: { frame in
+                if frame.index == wanted {
+                    let image = RGBImage(bgra: frame.image)
+                    captured.withLock { $0 = image }
+                }
+            })
+        guard let image = captured.withLock({ $0 }) else {
+            throw .input("\(path) has \(report.frames) pictures; there is no picture \(wanted)")
+        }
+        try PNGEncoder.write(image, to: outputPath)
+        print("wrote picture \(wanted) (\(image.width)x\(image.height)) to \(outputPath)")
+    }
+}
+
+/// `vatoolbox thumbnails`: a contact sheet.
+enum ThumbnailsCommand {
+    static let usage = """
+        usage: vatoolbox thumbnails INPUT -o OUT.png [--count N] [--width W] [--columns C]
+                                    [--hwaccel auto|vaapi|none] [--device PATH] [--threads N]
+
+        Decodes INPUT and writes a contact sheet: N pictures spread evenly over the stream, each scaled
+        to W pixels wide (the height follows the picture's display aspect), in a grid, with the
+        picture's number and time stamp under it. INPUT must be a file (it is read twice).
+
+              --count N     pictures on the sheet (default 12)
+              --width W     width of each picture in pixels (default 240)
+              --columns C   pictures per row (default 4, or N when fewer)
+          -o, --output OUT  the PNG file to write
+        """
+
+    static func run(_ arguments: [String]) throws(CommandFailure) {
+        let parsed = try ParsedArguments.parse(
+            arguments,
+            options: decoderOptions + [
+                OptionSpec(name: "count"), OptionSpec(name: "width"), OptionSpec(name: "columns"),
+                OptionSpec(name: "output", short: "o"),
+            ])
+        if parsed.wantsHelp {
+            print(usage)
+            return
+        }
+        let path = try parsed.singleInput()
+        guard path != "-" else { throw .usage("thumbnails reads its input twice; give a file, not standard input") }
+        guard let outputPath = parsed.values["output"] else { throw .usage("missing -o OUT.png") }
+        let count = try parsed.integer("count", in: 1...1000) ?? 12
+        let thumbnailWidth = try parsed.integer("width", in: 16...4096) ?? 240
+        let columns = min(count, try parsed.integer("columns", in: 1...100) ?? 4)
+        let specification = try parsed.decoderSpecification()
+
+        // First pass: how many samples (≈ pictures) there are, to spread the picks.
+        let counter = try SampleSource(path: path)
+        var total = 0
+        while try counter.next() != nil { total += 1 }
+        let picks = Set((0..<count).map { ($0 * total + total / 2) / count })
+
+        let source = try SampleSource(path: path)
+        let format = source.firstFormat
+        let timing = StreamTiming.probe(path: path, format: format)
+        let aspect =
+            format.extensions.pixelAspectRatio.map { Double($0.horizontalSpacing) / Double($0.verticalSpacing) } ?? 1
+        let displayWidth = Double(format.dimensions.width) * (aspect > 0 ? aspect : 1)
+        var thumbnailHeight = Int((Double(thumbnailWidth) * Double(format.dimensions.height) / displayWidth).rounded())
+        thumbnailHeight = max(2, thumbnailHeight + thumbnailHeight % 2)
+        let captured = Mutex<[(index: Int, image: RGBImage, label: String)]>([])
+        let firstTime = Mutex<MediaTime?>(nil)
+        _ = try DecodeLoop.run(
+            source: source, specification: specification,
+            attributes: ImageBufferAttributes(pixelFormat: .bgra, width: thumbnailWidth, height: thumbnailHeight),
+            frameLimit: (picks.max() ?? 0) + 1,
+            onFrame: { frame in
+                let start = firstTime.withLock { first -> MediaTime? in
+                    if first == nil && frame.presentationTimeStamp.isNumeric { first = frame.presentationTimeStamp }
+                    return first
+                }
+                guard picks.contains(frame.index) else { return }
+                let seconds: Double
+                if let start, frame.presentationTimeStamp.isNumeric {
+                    seconds = (frame.presentationTimeStamp - start).seconds
+                } else {
+                    seconds = Double(frame.index) * Double(timing.timeBase.num) / Double(timing.timeBase.den)
+                }
+                let image = RGBImage(bgra: frame.image)
+                captured.withLock { $0.append((frame.index, image, "#\(frame.index) \(timestamp(seconds))")) }
+            })
+        let thumbnails = captured.withLock { $0 }.sorted { $0.index < $1.index }
+        guard !thumbnails.isEmpty else { throw .input("\(path): no picture could be decoded") }
+        let sheet = layout(thumbnails.map { ($0.image, $0.label) }, columns: columns)
+        try PNGEncoder.write(sheet, to: outputPath)
+        print("wrote a contact sheet of \(thumbnails.count) pictures (\(sheet.width)x\(sheet.height)) to \(outputPath)")
+    }
+
+    /// `"01:02.480"`, or `"1:01:02.480"` past an hour.
+    static func timestamp(_ seconds: Double) -> String {
+        let milliseconds = Int((max(0, seconds) * 1000).rounded())
+        let hours = milliseconds / 3_600_000
+        let minutes = milliseconds / 60_000 % 60
+        let secs = milliseconds / 1000 % 60
+        func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        let millis = milliseconds % 1000
+        let fraction = millis < 10 ? "00\(millis)" : millis < 100 ? "0\(millis)" : "\(millis)"
+        return (hours > 0 ? "\(hours):" : "") + "\(two(minutes)):\(two(secs)).\(fraction)"
+    }
+
+    /// The grid: pictures left to right, top to bottom, each with its label under it.
+    static func layout(_ items: [(RGBImage, String)], columns: Int) -> RGBImage {
+        let margin = 8
+        let cellWidth = items.map(\.0.width).max() ?? 0
+        let cellHeight = items.map(\.0.height).max() ?? 0
+        let scale = cellWidth >= 160 ? 2 : 1
+        let labelHeight = BitmapFont.glyphHeight * scale + 6
+        let rows = (items.count + columns - 1) / columns
+        var sheet = RGBImage(
+            width: margin + columns * (cellWidth + margin),
+            height: margin + rows * (cellHeight + labelHeight + margin), fill: (24, 24, 24))
+        for (position, item) in items.enumerated() {
+            let x = margin + position % columns * (cellWidth + margin)
+            let y = margin + position / columns * (cellHeight + labelHeight + margin)
+            sheet.draw(item.0, x: x, y: y)
+            BitmapFont.draw(item.1, into: &sheet, x: x, y: y + item.0.height + 4, scale: scale, colour: (235, 235, 235))
+        }
+        return sheet
+    }
+}

@@ -1,0 +1,75 @@
+import Foundation
+
+/// Runs the built `vatoolbox` tool and the ffmpeg CLI as subprocesses, for the tool's tests.
+enum CommandRunner {
+    /// What a finished process left.
+    struct Result {
+        var status: Int32
+        var standardOutput: Data
+        var standardError: String
+
+        /// Standard output as text.
+        var text: String { String(decoding: standardOutput, as: UTF8.self) }
+        /// The lines of standard error, without empty ones.
+        var errorLines: [String] { standardError.split(separator: "\n").map(String.init) }
+    }
+
+    /// The built tool: beside the test bundle in the build folder (`swift build --build-tests`
+    /// builds both), or `.build/debug/vatoolbox`.
+    static let tool: URL = {
+        let beside = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+            .deletingLastPathComponent().appendingPathComponent("vatoolbox")
+        if FileManager.default.isExecutableFile(atPath: beside.path) { return beside }
+        return TestData.packageRoot.appendingPathComponent(".build/debug/vatoolbox")
+    }()
+
+    /// Whether the tool was built.
+    static var hasTool: Bool { FileManager.default.isExecutableFile(atPath: tool.path) }
+
+    /// Whether the ffmpeg CLI is installed.
+    static let hasFFmpeg = FileManager.default.isExecutableFile(atPath: "/usr/bin/ffmpeg")
+
+    /// Runs `vatoolbox ARGUMENTS`.
+    static func vatoolbox(_ arguments: [String], input: URL? = nil) throws -> Result {
+        try run(tool, arguments, input: input)
+    }
+
+    /// Runs `ffmpeg -v error -nostdin ARGUMENTS`.
+    static func ffmpeg(_ arguments: [String]) throws -> Result {
+        try run(URL(fileURLWithPath: "/usr/bin/ffmpeg"), ["-v", "error", "-nostdin"] + arguments)
+    }
+
+    /// Runs `ffprobe -v error ARGUMENTS`.
+    static func ffprobe(_ arguments: [String]) throws -> Result {
+        try run(URL(fileURLWithPath: "/usr/bin/ffprobe"), ["-v", "error"] + arguments)
+    }
+
+    /// Runs an executable with standard output and error in temporary files (no pipe can fill up
+    /// and stall it), and standard input from `input` or /dev/null.
+    static func run(_ executable: URL, _ arguments: [String], input: URL? = nil) throws -> Result {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let outURL = directory.appendingPathComponent("stdout")
+        let errURL = directory.appendingPathComponent("stderr")
+        FileManager.default.createFile(atPath: outURL.path, contents: nil)
+        FileManager.default.createFile(atPath: errURL.path, contents: nil)
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        process.standardOutput = try FileHandle(forWritingTo: outURL)
+        process.standardError = try FileHandle(forWritingTo: errURL)
+        process.standardInput = try FileHandle(forReadingFrom: input ?? URL(fileURLWithPath: "/dev/null"))
+        try process.run()
+        process.waitUntilExit()
+        return Result(
+            status: process.terminationStatus, standardOutput: try Data(contentsOf: outURL),
+            standardError: String(decoding: try Data(contentsOf: errURL), as: UTF8.self))
+    }
+
+    /// A new empty folder under the system's temporary folder.
+    static func temporaryDirectory() throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("vatoolbox-tests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+}
