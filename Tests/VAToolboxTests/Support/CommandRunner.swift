@@ -29,9 +29,11 @@ enum CommandRunner {
     /// Whether the ffmpeg CLI is installed.
     static let hasFFmpeg = FileManager.default.isExecutableFile(atPath: "/usr/bin/ffmpeg")
 
-    /// Runs `vatoolbox ARGUMENTS`.
-    static func vatoolbox(_ arguments: [String], input: URL? = nil) throws -> Result {
-        try run(tool, arguments, input: input)
+    /// Runs `vatoolbox ARGUMENTS`, in `environment` when given (else the test's own).
+    static func vatoolbox(_ arguments: [String], input: URL? = nil, environment: [String: String]? = nil) throws
+        -> Result
+    {
+        try run(tool, arguments, input: input, environment: environment)
     }
 
     /// Runs `ffmpeg -v error -nostdin ARGUMENTS`.
@@ -46,7 +48,9 @@ enum CommandRunner {
 
     /// Runs an executable with standard output and error in temporary files (no pipe can fill up
     /// and stall it), and standard input from `input` or /dev/null.
-    static func run(_ executable: URL, _ arguments: [String], input: URL? = nil) throws -> Result {
+    static func run(
+        _ executable: URL, _ arguments: [String], input: URL? = nil, environment: [String: String]? = nil
+    ) throws -> Result {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let outURL = directory.appendingPathComponent("stdout")
@@ -56,6 +60,7 @@ enum CommandRunner {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
+        if let environment { process.environment = environment }
         process.standardOutput = try FileHandle(forWritingTo: outURL)
         process.standardError = try FileHandle(forWritingTo: errURL)
         process.standardInput = try FileHandle(forReadingFrom: input ?? URL(fileURLWithPath: "/dev/null"))
