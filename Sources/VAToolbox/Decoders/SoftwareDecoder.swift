@@ -1,7 +1,7 @@
 internal import CFFmpeg
 
-/// H.264 / HEVC decoding on the CPU through libavcodec, with frame threads (or slice threads in
-/// real-time mode).
+/// H.264 / HEVC decoding on the CPU through libavcodec, with frame threads (slice threads in
+/// real-time mode and for interlaced streams).
 final class SoftwareDecoder: LibavcodecDecoder {
     /// How the decoder runs.
     struct Configuration: Sendable, Hashable {
@@ -16,10 +16,15 @@ final class SoftwareDecoder: LibavcodecDecoder {
     ///
     /// - Throws: See ``LibavcodecDecoder/init(formatDescription:configure:)``.
     init(formatDescription: VideoFormatDescription, configuration: Configuration) throws(VTError) {
+        // Frame threads, except in real-time mode and for streams that may code field pictures:
+        // libavcodec 5.1 decoding field pairs on frame threads marks an occasional frame
+        // FF_DECODE_ERROR_CONCEALMENT_ACTIVE although its pixels are exact (a race; on
+        // HCAFF1_HHI one run in two), which would be reported as damage that is not there.
+        let sliceThreadsOnly = configuration.realTime || formatDescription.stream.mayBeInterlaced
         try super.init(formatDescription: formatDescription) { context in
             context.pointee.thread_count = Int32(max(0, configuration.threadCount))
             context.pointee.thread_type =
-                configuration.realTime ? Int32(FF_THREAD_SLICE) : Int32(FF_THREAD_FRAME | FF_THREAD_SLICE)
+                sliceThreadsOnly ? Int32(FF_THREAD_SLICE) : Int32(FF_THREAD_FRAME | FF_THREAD_SLICE)
         }
     }
 }

@@ -301,6 +301,7 @@ public final class DecompressionSession: Sendable {
                 state.pending[job.token]?.missingReference =
                     "a reference picture this frame depends on is missing (frame_num gap)"
             }
+            if state.continuity.lastWasFieldPicture { state.pending[job.token]?.isFieldPicture = true }
             if job.sample.isSync {
                 state.hardwareFaultSinceSync = false
             } else if state.hardwareFaultSinceSync {
@@ -444,10 +445,14 @@ public final class DecompressionSession: Sendable {
             finish(picture.token, status: picture.damage, image: picture.pixelBuffer)
         }
         guard lostAfterDrain else { return }
-        let lost = state.withLock { $0.pending.keys.sorted() }
-        for token in lost {
+        let lost = state.withLock { $0.pending.sorted { $0.key < $1.key }.map { ($0.key, $0.value.isFieldPicture) } }
+        for (token, isFieldPicture) in lost {
+            // A field picture without a picture of its own is the second field of a pair: its
+            // field went into the picture of the first, which came out with the first's sample.
             finish(
-                token, status: VTError.videoDecoderBadData.with("the decoder produced no picture for this frame"),
+                token,
+                status: isFieldPicture
+                    ? nil : VTError.videoDecoderBadData.with("the decoder produced no picture for this frame"),
                 image: nil)
         }
     }
@@ -575,6 +580,8 @@ extension DecompressionSession {
         let timing: SampleTimingInfo
         let flags: DecodeFrameFlags
         let refcon: (any Sendable)?
+        /// Whether the sample is an H.264 field picture (half of a frame).
+        var isFieldPicture = false
         /// Why the frame may lack a reference picture, when it may: a reference went missing
         /// before it, or the GPU failed a picture it may refer to.
         var missingReference: String?

@@ -12,6 +12,9 @@ struct ReferenceContinuity {
     private var prevRefFrameNum: Int?
     /// Whether pictures are being decoded without a reference they need.
     private(set) var isDamaged = false
+    /// Whether the last sample followed was a field picture (`field_pic_flag`): two such
+    /// samples make one output picture.
+    private(set) var lastWasFieldPicture = false
 
     /// Learns the parameter sets of a format description.
     mutating func learn(_ format: VideoFormatDescription) {
@@ -20,6 +23,7 @@ struct ReferenceContinuity {
 
     /// Follows one sample; returns true when its picture may be wrong for want of a reference.
     mutating func follow(_ sample: SampleBuffer) -> Bool {
+        lastWasFieldPicture = false
         guard sample.formatDescription.codecType == .h264 else { return false }
         let units = sample.nalUnits
         for unit in units where unit.isParameterSet { learn(unit) }
@@ -30,6 +34,7 @@ struct ReferenceContinuity {
             let pps = pictureParameterSets[header.picParameterSetId],
             let sps = sequenceParameterSets[pps.seqParameterSetId]
         else { return isDamaged }
+        lastWasFieldPicture = header.fieldPicFlag
         if header.nalUnitType.isIDR || sample.attachments.contains(.partialSync) {
             isDamaged = false
         } else if let previous = prevRefFrameNum, !sps.gapsInFrameNumValueAllowedFlag,
