@@ -25,8 +25,13 @@ struct DecodeReport {
     var errors = 0
     var dropped = 0
     var seconds = 0.0
+    /// Whether the session started on the GPU.
+    var startedOnHardware = false
+    /// Whether it still decoded on the GPU at the end (it moves to the CPU after GPU faults).
     var usedHardware = false
     var hardwareReason: String?
+    /// The render node the GPU decoded on.
+    var renderNode: String?
     var specification = DecoderSpecification()
     var firstError: String?
 
@@ -35,9 +40,8 @@ struct DecodeReport {
 
     /// "libavcodec on the CPU, 2 threads (why)" or "VA-API on the GPU".
     var decoderLine: String {
-        if usedHardware {
-            return "VA-API on the GPU" + (specification.renderNodePath.map { " (\($0))" } ?? "")
-        }
+        let gpu = "VA-API on the GPU" + (renderNode.map { " (\($0))" } ?? "")
+        if usedHardware { return gpu }
         let count = specification.threadCount
         let threads = count == 0 ? "one thread per core" : count == 1 ? "1 thread" : "\(count) threads"
         let why: String
@@ -45,7 +49,8 @@ struct DecodeReport {
         case .disabled: why = "hardware decoding disabled by --hwaccel none"
         default: why = hardwareReason ?? "no usable VA-API device"
         }
-        return "libavcodec on the CPU, \(threads) — \(why)"
+        let cpu = "libavcodec on the CPU, \(threads) — \(why)"
+        return startedOnHardware ? "\(gpu), then \(cpu)" : cpu
     }
 }
 
@@ -85,15 +90,16 @@ enum DecodeLoop {
                 imageBufferAttributes: attributes
             ) { output in
                 let (index, skip) = state.withLock { state -> (Int, Bool) in
-                    // A dropped frame (for example the second field of a field pair, which
-                    // completes the picture of the first) is counted as dropped, not as an error.
-                    if output.infoFlags.contains(.frameDropped) {
-                        state.dropped += 1
-                    } else if let status = output.status {
+                    // A frame with an error status counts as an error, dropped or not; one
+                    // dropped without an error (the second field of a field pair, which completes
+                    // the picture of the first) counts as dropped.
+                    if let status = output.status {
                         state.errors += 1
                         if state.firstError == nil {
                             state.firstError = status.reason.isEmpty ? status.summary : status.reason
                         }
+                    } else if output.infoFlags.contains(.frameDropped) {
+                        state.dropped += 1
                     }
                     guard output.imageBuffer != nil else { return (0, true) }
                     defer { state.frames += 1 }
@@ -120,8 +126,8 @@ enum DecodeLoop {
             throw failure
         }
         defer { session.invalidate() }
-        report.usedHardware = session.usingHardwareAcceleratedVideoDecoder
-        report.hardwareReason = session.hardwareUnavailableReason
+        report.startedOnHardware = session.usingHardwareAcceleratedVideoDecoder
+        report.renderNode = session.renderNode?.path
         var lastProgress = start
         do {
             while true {
@@ -148,6 +154,8 @@ enum DecodeLoop {
         } catch {
             throw .input("\(error)")
         }
+        report.usedHardware = session.usingHardwareAcceleratedVideoDecoder
+        report.hardwareReason = session.hardwareUnavailableReason
         let final = state.withLock { $0 }
         if let stop = final.stop { throw stop }
         report.frames = min(final.frames, limit)

@@ -74,6 +74,20 @@ struct CommandLineHardwareTests {
         #expect(!explicit.text.contains("decoder: VA-API"))
     }
 
+    /// GPU faults: the summary says the session moved to the CPU and why, the faulted frames
+    /// count as errors, and the exit status is 1.
+    @Test func decodeReportsAMoveToTheCPU() throws {
+        let bpyramid = TestData.fixtures.appendingPathComponent("h264-high-bpyramid.264").path
+        let result = try Self.onTestDriver(
+            ["decode", "--device", "/dev/null", bpyramid], ["VATB_FAIL_END_PICTURE": "3:0"])
+        #expect(result.status == 1)
+        #expect(result.text.contains("decoder: VA-API on the GPU (/dev/null), then libavcodec on the CPU"))
+        #expect(result.text.contains("failed to decode 3 pictures in a row"))
+        #expect(result.errorLines.count == 1)
+        #expect(
+            result.errorLines.first?.contains("with errors; the first: the GPU failed to decode the picture") == true)
+    }
+
     @Test func requiredGPUOnAStreamItCannotDecodeIsOneLineAndExit3() throws {
         let result = try Self.onTestDriver(["decode", "--hwaccel", "vaapi", "--device", "/dev/null", Self.high10])
         #expect(result.status == 3)
