@@ -499,6 +499,32 @@ extension VATestDriverTests {
             }
         }
 
+        /// Damaged data is the stream's fault, not the GPU's: a slice whose header libavcodec
+        /// cannot parse is -12909, never -12911; every frame gets one output, and the session stays
+        /// on the GPU. (Damage inside slice data goes to the GPU, which conceals it unreported, as
+        /// real drivers do.)
+        @Test func damagedDataOnTheGPUIsBadDataNotAMalfunction() throws {
+            var samples = try Self.samples(try Self.fixture("h264-main-cabac.264"))
+            // Sample 5's slices: everything after each NAL header byte becomes 0xFF, so that the
+            // slice header's first_mb_in_slice and pic_parameter_set_id are out of range.
+            let damaged = samples[5].nalUnits.map { unit -> [UInt8] in
+                guard unit.isVCL else { return Array(unit.bytes) }
+                return [unit.bytes[unit.bytes.startIndex]] + [UInt8](repeating: 0xFF, count: unit.bytes.count - 1)
+            }
+            samples[5] = try SampleBuffer(
+                nalUnits: damaged, formatDescription: samples[5].formatDescription, timing: samples[5].timing,
+                attachments: samples[5].attachments)
+            let outputs = Outputs()
+            let session = try Self.session(samples[0].formatDescription, acceleration: .preferred, outputs: outputs)
+            try Self.decode(samples, with: session)
+            #expect(session.usingHardwareAcceleratedVideoDecoder)
+            let results = outputs.all
+            #expect(results.compactMap { $0.frameRefcon as? Int }.sorted() == Array(samples.indices))
+            let failed = try #require(results.first { $0.frameRefcon as? Int == 5 })
+            #expect(failed.status == .videoDecoderBadData, "\(failed)")
+            #expect(!results.contains { $0.status == .videoDecoderMalfunction })
+        }
+
         /// `.required` never leaves the GPU: every failed picture is -12911.
         @Test func requiredSessionsStayOnTheGPUThroughFaults() throws {
             let samples = try Self.samples(try Self.fixture("h264-main-cabac.264"))

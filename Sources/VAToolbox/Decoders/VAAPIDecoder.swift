@@ -86,9 +86,10 @@ final class VAAPIDecoder: LibavcodecDecoder {
         return try super.send(data, token: token)
     }
 
+    /// The hwaccel's start-up failure when there is one; otherwise the usual mapping (damaged
+    /// data is -12909 on the GPU too; a hwaccel error such as `AVERROR(EIO)` is -12911).
     override func sendError(_ status: Int32) -> VTError {
-        if let failure = negotiation.failure { return failure }
-        return super.sendError(status).replacingStatus(with: .videoDecoderMalfunction)
+        negotiation.failure ?? super.sendError(status)
     }
 
     override func picture(from frame: UnsafeMutablePointer<AVFrame>) throws(VTError) -> DecodedPicture {
