@@ -301,6 +301,39 @@ extension VATestDriverTests {
             #expect(error.reason.contains("High 10"))
         }
 
+        /// The profile mapping against the conformance suite's own profile names: Constrained
+        /// Baseline, Main and High go to the GPU; Baseline (which may use FMO/ASO) and High 10 do not.
+        @Test(.enabled(if: TestData.hasConformance)) func conformanceProfilesMapAsTheSuiteNamesThem() throws {
+            let root = try #require(TestData.conformance)
+            let rows = TestData.tsv(root.appendingPathComponent("vectors.tsv"))
+            try #require(rows.count > 70)
+            let device = try TestVADriver.withEnvironment([
+                "LIBVA_DRIVERS_PATH": TestVADriver.buildDirectory.path, "LIBVA_DRIVER_NAME": TestVADriver.driverName,
+            ]) { try VADevice.open(path: Self.node) }
+            var counts: [String: Int] = [:]
+            for row in rows {
+                guard let file = row["file"], let profile = row["profile"] else { continue }
+                let samples = ElementaryStreamParser.samples(
+                    in: try TestData.bytes(root.appendingPathComponent(file)), codec: .h264)
+                guard let format = samples.first?.formatDescription else {
+                    Issue.record("\(file): no samples")
+                    continue
+                }
+                let result = device.capabilities.profile(for: format)
+                counts[profile, default: 0] += 1
+                switch (profile, result) {
+                case ("Constrained Baseline", .success(let chosen)):
+                    #expect(chosen.name == "H264ConstrainedBaseline", "\(file)")
+                case ("Main", .success(let chosen)): #expect(chosen.name == "H264Main", "\(file)")
+                case ("High", .success(let chosen)): #expect(chosen.name == "H264High", "\(file)")
+                case ("Baseline", .failure(let error)): #expect(error.reason.contains("FMO/ASO"), "\(file)")
+                case ("High 10 Intra", .failure(let error)): #expect(error.reason.contains("High 10"), "\(file)")
+                default: Issue.record("\(file) (\(profile)): \(result)")
+                }
+            }
+            #expect(counts["Baseline"] == 1 && counts["High 10 Intra"] == 7)
+        }
+
         @Test func requiredWithoutADeviceFailsWithTheReason() throws {
             let format = try Self.samples(try Self.fixture("h264-main-cabac.264"))[0].formatDescription
             let error = #expect(throws: VTError.self) {
