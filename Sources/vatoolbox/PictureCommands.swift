@@ -78,10 +78,15 @@ enum ThumbnailsCommand {
         let columns = min(count, try parsed.integer("columns", in: 1...100) ?? 4)
         let specification = try parsed.decoderSpecification()
 
-        // First pass: how many samples (≈ pictures) there are, to spread the picks.
+        // First pass: how many pictures there are, to spread the picks (two field samples make
+        // one picture).
         let counter = try SampleSource(path: path)
+        var fields = FieldCounter()
         var total = 0
-        while try counter.next() != nil { total += 1 }
+        while let sample = try counter.next() {
+            total += fields.isFieldPicture(sample) ? 0 : 1
+        }
+        total += fields.count / 2
         let picks = Set((0..<count).map { ($0 * total + total / 2) / count })
 
         let source = try SampleSource(path: path)
@@ -150,5 +155,30 @@ enum ThumbnailsCommand {
             BitmapFont.draw(item.1, into: &sheet, x: x, y: y + item.0.height + 4, scale: scale, colour: (235, 235, 235))
         }
         return sheet
+    }
+}
+
+/// Tells H.264 field-picture samples (`field_pic_flag`) from frame samples, for counting pictures.
+struct FieldCounter {
+    private var sequenceParameterSets: [Int: H264SequenceParameterSet] = [:]
+    private var pictureParameterSets: [Int: H264PictureParameterSet] = [:]
+    /// Field-picture samples seen.
+    private(set) var count = 0
+
+    /// Whether `sample` is one field of a picture; counts it when it is.
+    mutating func isFieldPicture(_ sample: SampleBuffer) -> Bool {
+        guard sample.formatDescription.codecType == .h264 else { return false }
+        for unit in sample.formatDescription.parameterSetNALUnits + sample.nalUnits where unit.isParameterSet {
+            if let sps = try? H264SequenceParameterSet(unit) { sequenceParameterSets[sps.seqParameterSetId] = sps }
+            if let pps = try? H264PictureParameterSet(unit) { pictureParameterSets[pps.picParameterSetId] = pps }
+        }
+        guard let slice = sample.nalUnits.first(where: \.isVCL),
+            let header = try? H264SliceHeader(
+                slice, pictureParameterSet: { pictureParameterSets[$0] },
+                sequenceParameterSet: { sequenceParameterSets[$0] }),
+            header.fieldPicFlag
+        else { return false }
+        count += 1
+        return true
     }
 }

@@ -14,7 +14,7 @@ struct CommandLineErrorTests {
 
     @Test(
         "every command answers --help with its usage",
-        arguments: ["decode", "probe", "framemd5", "snapshot", "thumbnails", "bench"])
+        arguments: ["decode", "probe", "framemd5", "snapshot", "thumbnails", "bench", "devices", "device-check"])
     func help(_ command: String) throws {
         let result = try CommandRunner.vatoolbox([command, "--help"])
         #expect(result.status == 0)
@@ -25,7 +25,9 @@ struct CommandLineErrorTests {
     func overview() throws {
         let result = try CommandRunner.vatoolbox(["help"])
         #expect(result.status == 0)
-        for word in ["decode", "probe", "framemd5", "snapshot", "thumbnails", "bench", "exit status"] {
+        for word in [
+            "decode", "probe", "framemd5", "snapshot", "thumbnails", "bench", "devices", "device-check", "exit status",
+        ] {
             #expect(result.text.contains(word))
         }
         let none = try CommandRunner.vatoolbox([])
@@ -139,6 +141,18 @@ struct CommandLinePictureTests {
         #expect(result.status == 0, "\(result.standardError)")
         // 4 columns of 160 + 8 px margins; 2 rows of 120 + a 20 px label + 8 px margins.
         #expect(try size(png) == [680, 304])
+    }
+
+    @Test("thumbnails of a field-coded stream count pictures, not field samples", .enabled(if: TestData.hasConformance))
+    func thumbnailsOfFields() throws {
+        // HCAFF1_HHI: 14 samples, 10 pictures (field pairs and frames).
+        let input = try #require(TestData.conformance).appendingPathComponent("JVT-FR-EXT/HCAFF1_HHI.264")
+        let directory = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let png = directory.appendingPathComponent("sheet.png")
+        let result = try CommandRunner.vatoolbox(["thumbnails", input.path, "-o", png.path, "--count", "10"])
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(result.text.contains("a contact sheet of 10 pictures"))
     }
 
     @Test("bench --json has a row per path; --svg is well-formed XML")
