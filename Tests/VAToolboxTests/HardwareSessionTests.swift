@@ -183,6 +183,82 @@ extension VATestDriverTests {
             }
         }
 
+        /// What the output handler saw of one frame, read inside the handler (the pictures are not
+        /// kept, so the pool's spare surfaces suffice).
+        struct SeenFrame: Sendable {
+            var refcon: Int?
+            var status: VTError?
+            var dropped: Bool
+            var stamp: DriverStamp?
+            var onGPU: Bool
+        }
+
+        /// Every H.264 conformance vector VA-API can take — field pairs, MBAFF, MMCO, long-term
+        /// references, multiple slice groups of Constrained Baseline — through the GPU path: one
+        /// output per sample, no error, and each picture's stamp equal to the hash of its own
+        /// sample's slices (of both fields for a field pair, whose second field comes back
+        /// dropped without an error).
+        @Test(.enabled(if: TestData.hasConformance)) func conformanceStreamsTakeTheGPUPathInOrder() throws {
+            let root = try #require(TestData.conformance)
+            let rows = TestData.tsv(root.appendingPathComponent("vectors.tsv"))
+            // Opened with the driver's variables, and shared by the sessions below while it lives.
+            let device = try TestVADriver.withEnvironment([
+                "LIBVA_DRIVERS_PATH": TestVADriver.buildDirectory.path, "LIBVA_DRIVER_NAME": TestVADriver.driverName,
+            ]) { try VADevice.open(path: Self.node) }
+            var checked = 0
+            for row in rows {
+                guard let file = row["file"] else { continue }
+                var options = ElementaryStreamParser.Options()
+                options.frameDuration = Self.frameDuration
+                let samples = ElementaryStreamParser.samples(
+                    in: try TestData.bytes(root.appendingPathComponent(file)), codec: .h264, options: options)
+                guard let format = samples.first?.formatDescription,
+                    (try? hardwareDecodeSupport(for: format, renderNodePath: Self.node).get()) != nil
+                else { continue }
+                checked += 1
+                let seen = Mutex<[SeenFrame]>([])
+                let session = try TestVADriver.withEnvironment([
+                    "LIBVA_DRIVERS_PATH": TestVADriver.buildDirectory.path,
+                    "LIBVA_DRIVER_NAME": TestVADriver.driverName,
+                ]) {
+                    try DecompressionSession(
+                        formatDescription: format,
+                        decoderSpecification: DecoderSpecification(
+                            hardwareAcceleration: .required, renderNodePath: Self.node)
+                    ) { output in
+                        let frame = SeenFrame(
+                            refcon: output.frameRefcon as? Int, status: output.status,
+                            dropped: output.infoFlags.contains(.frameDropped),
+                            stamp: output.imageBuffer.flatMap(Self.stamp),
+                            onGPU: output.imageBuffer?.isGPUSurface ?? false)
+                        seen.withLock { $0.append(frame) }
+                    }
+                }
+                try Self.decode(samples, with: session)
+                let frames = seen.withLock { $0 }
+                #expect(frames.compactMap(\.refcon).sorted() == Array(samples.indices), "\(file)")
+                #expect(
+                    frames.allSatisfy { $0.status == nil },
+                    "\(file): \(frames.compactMap(\.status).first.map { "\($0)" } ?? "")")
+                let secondFields = Set(frames.filter(\.dropped).compactMap(\.refcon))
+                // A picture cropped on the left or top (CVFC1_Sony_C) does not start where the
+                // stamp is: its identity cannot be read back.
+                let stampVisible = format.cleanAperture.left == 0 && format.cleanAperture.top == 0
+                for frame in frames where !frame.dropped && stampVisible {
+                    guard let refcon = frame.refcon else { continue }
+                    var hash = FNV1a64()
+                    for index in [refcon] + (secondFields.contains(refcon + 1) ? [refcon + 1] : []) {
+                        for unit in samples[index].nalUnits where unit.isVCL { hash.combineSlice(unit.bytes) }
+                    }
+                    #expect(frame.onGPU, "\(file) refcon \(refcon)")
+                    #expect(frame.stamp?.magic == "VATB", "\(file) refcon \(refcon)")
+                    #expect(frame.stamp?.hash == hash.value, "\(file) refcon \(refcon)")
+                }
+            }
+            #expect(checked >= 60)
+            withExtendedLifetime(device) {}
+        }
+
         @Test func convertedOutputComesFromTheReadBackSurface() throws {
             let fixture = try Self.fixture("h264-main-cabac.264")
             let samples = try Self.samples(fixture)

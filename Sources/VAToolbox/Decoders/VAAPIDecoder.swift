@@ -108,17 +108,30 @@ final class VAAPIDecoder: LibavcodecDecoder {
             av_frame_unref(frame)
             return DecodedPicture(token: token, pixelBuffer: nil, damage: fault)
         }
-        // The pool has `extraSurfaces` surfaces beyond libavcodec's own needs. When the
-        // application holds that many pictures already, this one is copied to CPU memory so that
-        // its surface goes back to the pool: decoding never runs out of surfaces.
-        if heldSurfaces.count >= extraSurfaces {
-            let copy = try SurfaceMapping.download(frame)
-            av_frame_unref(frame)
-            av_frame_move_ref(frame, copy.pointer)
-        } else {
-            heldSurfaces.track(frame)
-        }
         return try super.picture(from: frame)
+    }
+
+    /// Prepares a picture to be handed to the application.
+    ///
+    /// The pool has `extraSurfaces` surfaces beyond libavcodec's own needs. While the application
+    /// holds fewer pictures than that, the surface itself is handed out (and counted until the
+    /// pixel buffer goes); beyond, the picture is copied to CPU memory so that its surface goes
+    /// back to the pool: decoding never runs out of surfaces. Decided at hand-out, not when
+    /// libavcodec returns the picture, so that a batch of pictures out of one drain does not
+    /// count as held.
+    func handOut(_ image: PixelBuffer) -> PixelBuffer {
+        guard image.isGPUSurface else { return image }
+        if heldSurfaces.count < extraSurfaces {
+            try? image.withFrameForWriting { (frame) throws(VTError) in heldSurfaces.track(frame) }
+            return image
+        }
+        let copy = try? image.withSurfaceFrame { (frame) throws(VTError) -> PixelBuffer? in
+            guard let frame else { return nil }
+            return PixelBuffer(taking: try SurfaceMapping.download(frame), pixelFormat: image.pixelFormat)
+        }
+        guard let copied = copy ?? nil else { return image }
+        copied.addCopiedBytes(copied.rawVideoByteCount)
+        return copied
     }
 
     /// Whether `profile` is the stream's own profile, not one that contains it.

@@ -228,7 +228,8 @@ public final class DecompressionSession: Sendable {
         try checkValid()
         onQueueSync {
             guard let current = decoder.current else { return }
-            deliver(current.drain(), lostAfterDrain: true)
+            var pictures = current.drain()
+            deliver(&pictures, lostAfterDrain: true)
             state.withLock {
                 $0.needsSync = true
                 $0.continuity.reset()
@@ -335,9 +336,9 @@ public final class DecompressionSession: Sendable {
             data = ((try? AVCC.join(job.parameterSets, lengthSize: lengthSize)) ?? []) + data
         }
         do {
-            let pictures = try current.send(data, token: job.token)
+            var pictures = try current.send(data, token: job.token)
             if (current as? VAAPIDecoder)?.faultedDuringLastSend == true { noteHardwareFault(after: job.token) }
-            deliver(pictures, lostAfterDrain: false)
+            deliver(&pictures, lostAfterDrain: false)
         } catch {
             if let hardware = current as? VAAPIDecoder, let failure = hardware.initializationFailure,
                 decoderSpecification.hardwareAcceleration == .preferred
@@ -407,7 +408,8 @@ public final class DecompressionSession: Sendable {
     ///   - sentUpTo: The last token the GPU decoder was given.
     private func moveToSoftware(because reason: String, format: VideoFormatDescription, sentUpTo: Int64) {
         guard let hardware = decoder.current as? VAAPIDecoder else { return }
-        deliver(hardware.drain(), lostAfterDrain: false)
+        var pictures = hardware.drain()
+        deliver(&pictures, lostAfterDrain: false)
         let abandoned = state.withLock { $0.pending.keys.filter { $0 <= sentUpTo }.sorted() }
         for token in abandoned {
             finish(
@@ -438,9 +440,13 @@ public final class DecompressionSession: Sendable {
     /// A frame without a picture is only known at a drain: libavcodec may hold a picture back for
     /// as long as the stream's references keep it out of output order (long-term references do),
     /// so no amount of waiting during decoding proves a picture lost.
-    private func deliver(_ pictures: [DecodedPicture], lostAfterDrain: Bool) {
+    ///
+    /// Empties `pictures` as it goes, so that a picture the handler has let go of is gone: a GPU
+    /// surface then returns to the pool before the next picture is handed out.
+    private func deliver(_ pictures: inout [DecodedPicture], lostAfterDrain: Bool) {
         let isHardware = decoder.current?.isHardware ?? false
-        for picture in pictures {
+        pictures.reverse()
+        while let picture = pictures.popLast() {
             if isHardware { countHardwareResult(picture.damage, token: picture.token) }
             finish(picture.token, status: picture.damage, image: picture.pixelBuffer)
         }
@@ -468,7 +474,8 @@ public final class DecompressionSession: Sendable {
             return
         }
         guard let transfer else {
-            outputHandler(pending.output(status: status, image: image))
+            let handedOut = (decoder.current as? VAAPIDecoder)?.handOut(image) ?? image
+            outputHandler(pending.output(status: status, image: handedOut))
             return
         }
         do {
