@@ -507,6 +507,37 @@ import Testing
         #expect(outputs.suffix(samples.count - secondSync).allSatisfy { $0.status == nil })
     }
 
+    /// HEVC: libavcodec replaces a missing reference with a generated picture and flags nothing;
+    /// the session follows the reference picture sets and flags every frame from the first that
+    /// uses the lost picture up to the next IRAP picture. The intact stream has no flag at all.
+    @Test(arguments: [1, 2])
+    func aLostHEVCReferenceDamagesFramesUntilTheNextIRAPPicture(dropped: Int) throws {
+        let samples = try Self.samples(Self.hevcMain)
+        let oracle = try Self.oracle(Self.hevcMain)
+        let secondSync = try #require(samples.indices.dropFirst().first { samples[$0].isSync })
+        try #require(samples[dropped].nalUnits.contains { $0.isVCL && $0.isReference })
+
+        let intact = try Self.decode(samples, specification: DecoderSpecification(threadCount: 1))
+        #expect(intact.allSatisfy { $0.status == nil })
+
+        let damaged = samples.enumerated().filter { $0.offset != dropped }.map(\.element)
+        let outputs = try Self.decode(damaged, specification: DecoderSpecification(threadCount: 1))
+        #expect(outputs.count == damaged.count)
+        // In `damaged`, the samples after the dropped one up to the next IRAP are dropped ..< secondSync - 1.
+        let flagged = outputs.filter { $0.status == .videoDecoderReferenceMissing }.compactMap {
+            $0.frameRefcon as? Int
+        }
+        #expect(!flagged.isEmpty, "no frame reported the loss")
+        #expect(flagged.allSatisfy { (dropped..<(secondSync - 1)).contains($0) }, "\(flagged.sorted())")
+        let firstFlagged = flagged.min() ?? dropped
+        #expect(Set(flagged) == Set(firstFlagged..<(secondSync - 1)), "\(flagged.sorted())")
+        #expect(outputs.filter { $0.status != nil }.allSatisfy { $0.status == .videoDecoderReferenceMissing })
+        // From the next IRAP picture on, the pictures are the clean ones.
+        let tail = outputs.suffix(samples.count - secondSync)
+        #expect(tail.map { $0.imageBuffer?.md5 } == oracle.suffix(samples.count - secondSync).map(\.md5))
+        #expect(tail.allSatisfy { $0.status == nil })
+    }
+
     @Test func nativeFormatRequestIsNoConversion() throws {
         // Asking for the native format is asking for no conversion: zero copy, no pool.
         let samples = try Self.samples(Self.bpyramid)

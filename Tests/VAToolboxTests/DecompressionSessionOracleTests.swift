@@ -114,7 +114,9 @@ import Testing
     func crosCodecsFramesMatchTheirNV12Checksums(stream: StreamFile) throws {
         let expected = try String(contentsOf: URL(fileURLWithPath: stream.url.path + ".md5"), encoding: .utf8)
             .split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-        let images = try Self.decode(stream).compactMap(\.imageBuffer)
+        let outputs = try Self.decode(stream)
+        let images = outputs.compactMap(\.imageBuffer)
+        #expect(outputs.allSatisfy { $0.status == nil }, "\(stream.name): clean stream, clean statuses")
         #expect(images.count == expected.count, "\(stream.name): frame count")
         for (index, (image, md5)) in zip(images, expected).enumerated() {
             #expect(Self.nv12MD5(image) == md5, "\(stream.name) frame \(index)")

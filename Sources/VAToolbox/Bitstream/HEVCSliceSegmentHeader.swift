@@ -34,6 +34,26 @@ public struct HEVCSliceSegmentHeader: Sendable, Hashable {
     /// slice segment or when no PPS was given.
     public internal(set) var slicePicOrderCntLsb: Int?
 
+    /// The short-term reference picture set of the picture: coded in the header
+    /// (`short_term_ref_pic_set_sps_flag` 0) or the SPS's set `short_term_ref_pic_set_idx`. Nil
+    /// for IDR pictures (which have none), dependent segments, or when not parsed (see
+    /// ``init(_:pps:sps:readingReferencePictureSets:)``).
+    public internal(set) var shortTermRefPicSet: HEVCShortTermRefPicSet?
+    /// The long-term reference pictures of the header (clause 7.4.7.1), in coded order: those
+    /// from the SPS (`lt_idx_sps`) first. Empty when there are none or they were not parsed.
+    public internal(set) var longTermRefPics: [LongTermRefPic] = []
+
+    /// One long-term reference picture named by a slice header.
+    public struct LongTermRefPic: Sendable, Hashable {
+        /// `PocLsbLt[i]`: the picture's POC modulo `MaxPicOrderCntLsb`.
+        public var pocLsbLt: Int
+        /// `UsedByCurrPicLt[i]`: the current picture may use it for prediction.
+        public var usedByCurrPicLt: Bool
+        /// `DeltaPocMsbCycleLt[i]` when `delta_poc_msb_present_flag[i]` is 1 (the full POC is then
+        /// known); nil when only the LSBs identify the picture.
+        public var deltaPocMsbCycleLt: Int?
+    }
+
     /// `slice_type` value 0: B slice.
     public static let sliceTypeB = 0
     /// `slice_type` value 1: P slice.
@@ -63,6 +83,18 @@ public struct HEVCSliceSegmentHeader: Sendable, Hashable {
     ///   a value is out of range (`slice_segment_address` past the picture, `slice_type` over 2,
     ///   `colour_plane_id` 3).
     public init(_ nalUnit: NALUnit, pps: HEVCPictureParameterSet, sps: HEVCSequenceParameterSet) throws(VTError) {
+        try self.init(nalUnit, pps: pps, sps: sps, readingReferencePictureSets: false)
+    }
+
+    /// Parses the header up to `slice_pic_order_cnt_lsb`, and on with `readingReferencePictureSets`
+    /// through the reference picture sets: ``shortTermRefPicSet`` and ``longTermRefPics``.
+    ///
+    /// - Throws: As ``init(_:pps:sps:)``, and ``VTError/videoDecoderBadData`` for a reference
+    ///   picture set that is truncated or out of range.
+    public init(
+        _ nalUnit: NALUnit, pps: HEVCPictureParameterSet, sps: HEVCSequenceParameterSet,
+        readingReferencePictureSets: Bool
+    ) throws(VTError) {
         let type = try Self.vclType(of: nalUnit)
         var reader = Self.reader(nalUnit, type)
         try self.init(&reader, nalUnitType: type)
@@ -73,6 +105,7 @@ public struct HEVCSliceSegmentHeader: Sendable, Hashable {
             )
         }
         try parseRest(&reader, pps: pps, sps: sps)
+        if readingReferencePictureSets { try parseReferencePictureSets(&reader, sps: sps) }
     }
 
     /// Parses the header up to `slice_pic_order_cnt_lsb`, looking up the parameter sets it refers
@@ -152,18 +185,81 @@ public struct HEVCSliceSegmentHeader: Sendable, Hashable {
             nalUnitType.isIDR ? 0 : try reader.int(sps.log2MaxPicOrderCntLsbMinus4 + 4, "slice_pic_order_cnt_lsb")
     }
 
+    /// The reference picture sets (clause 7.3.6.1, from `short_term_ref_pic_set_sps_flag` to the
+    /// long-term pictures), for an independent segment of a non-IDR picture.
+    private mutating func parseReferencePictureSets(
+        _ reader: inout BitReader, sps: HEVCSequenceParameterSet
+    ) throws(VTError) {
+        guard dependentSliceSegmentFlag == false, !nalUnitType.isIDR, slicePicOrderCntLsb != nil else { return }
+        let sets = sps.shortTermRefPicSets
+        if try !reader.flag("short_term_ref_pic_set_sps_flag") {
+            shortTermRefPicSet = try HEVCShortTermRefPicSet(
+                &reader, stRpsIdx: sets.count, previousSets: sets, numShortTermRefPicSets: sets.count,
+                maxDecPicBufferingMinus1: sps.maxDecPicBuffering - 1)
+        } else {
+            guard !sets.isEmpty else {
+                throw VTError.videoDecoderBadData.with(
+                    "\(reader.context): short_term_ref_pic_set_sps_flag is 1, but the SPS has no sets")
+            }
+            let index = try reader.int(Self.ceilLog2(sets.count), "short_term_ref_pic_set_idx")
+            guard index < sets.count else {
+                throw VTError.videoDecoderBadData.with(
+                    "\(reader.context): short_term_ref_pic_set_idx \(index) is past the SPS's \(sets.count) sets")
+            }
+            shortTermRefPicSet = sets[index]
+        }
+        guard sps.longTermRefPicsPresentFlag else { return }
+        let fromSPS = sps.numLongTermRefPicsSps
+        let numLongTermSps = fromSPS > 0 ? try reader.unsignedExpGolomb("num_long_term_sps", maximum: fromSPS) : 0
+        let numLongTermPics = try reader.unsignedExpGolomb("num_long_term_pics", maximum: 32)
+        var cycle = 0
+        for i in 0..<(numLongTermSps + numLongTermPics) {
+            var picture: LongTermRefPic
+            if i < numLongTermSps {
+                let index = fromSPS > 1 ? try reader.int(Self.ceilLog2(fromSPS), "lt_idx_sps") : 0
+                guard index < fromSPS else {
+                    throw VTError.videoDecoderBadData.with("\(reader.context): lt_idx_sps \(index) is past \(fromSPS)")
+                }
+                picture = LongTermRefPic(
+                    pocLsbLt: sps.ltRefPicPocLsbSps[index], usedByCurrPicLt: sps.usedByCurrPicLtSpsFlag[index],
+                    deltaPocMsbCycleLt: nil)
+            } else {
+                let lsb = try reader.int(sps.log2MaxPicOrderCntLsbMinus4 + 4, "poc_lsb_lt")
+                picture = LongTermRefPic(
+                    pocLsbLt: lsb, usedByCurrPicLt: try reader.flag("used_by_curr_pic_lt_flag"),
+                    deltaPocMsbCycleLt: nil)
+            }
+            if try reader.flag("delta_poc_msb_present_flag") {
+                let coded = try reader.unsignedExpGolomb("delta_poc_msb_cycle_lt", maximum: 1 << 24)
+                // (7-52): the cycles accumulate, except across the SPS/header boundary.
+                cycle = (i == 0 || i == numLongTermSps) ? coded : coded + cycle
+                picture.deltaPocMsbCycleLt = cycle
+            } else if i == 0 || i == numLongTermSps {
+                cycle = 0
+            }
+            longTermRefPics.append(picture)
+        }
+    }
+
+    /// `Ceil(Log2(n))`, the bit count of a `u(v)` index among `n` choices.
+    private static func ceilLog2(_ n: Int) -> Int {
+        n > 1 ? Int.bitWidth - (n - 1).leadingZeroBitCount : 0
+    }
+
     /// A reader over the start of the unit's RBSP.
     ///
-    /// The fields parsed here take at most about 90 bits, so only the first ``headerPrefixSize``
-    /// bytes of the payload are unescaped, not the whole slice data.
+    /// The fields parsed here, reference picture sets included, take far less than
+    /// ``headerPrefixSize`` bytes, so only that much of the payload is unescaped, not the whole
+    /// slice data.
     private static func reader(_ nalUnit: NALUnit, _ type: HEVCNALUnitType) -> BitReader {
         BitReader(
             RBSP.unescape(nalUnit.payload.prefix(headerPrefixSize)),
             context: "HEVC slice segment header (\(type.name))")
     }
 
-    /// How many payload bytes ``reader(_:_:)`` unescapes: far more than the fields parsed need.
-    static let headerPrefixSize = 64
+    /// How many payload bytes ``reader(_:_:)`` unescapes: far more than the fields parsed need
+    /// (a coded short-term set of 16 pictures and 32 long-term pictures fit in about 200).
+    static let headerPrefixSize = 512
 
     /// The unit's type, after checking that it is an HEVC VCL unit.
     private static func vclType(of nalUnit: NALUnit) throws(VTError) -> HEVCNALUnitType {

@@ -300,7 +300,9 @@ public final class DecompressionSession: Sendable {
             }
             if state.continuity.follow(job.sample) {
                 state.pending[job.token]?.missingReference =
-                    "a reference picture this frame depends on is missing (frame_num gap)"
+                    job.sample.formatDescription.codecType == .hevc
+                    ? "a reference picture this frame depends on is missing (not in the decoded picture buffer)"
+                    : "a reference picture this frame depends on is missing (frame_num gap)"
             }
             if state.continuity.lastWasFieldPicture { state.pending[job.token]?.isFieldPicture = true }
             if job.sample.isSync {

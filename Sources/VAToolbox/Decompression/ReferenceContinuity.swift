@@ -1,5 +1,6 @@
-/// Watches H.264 `frame_num` to notice a lost reference picture, which libavcodec conceals
-/// without flagging the frames it damages.
+/// Notices a lost reference picture, which libavcodec conceals without flagging the frames it
+/// damages: for H.264 by following `frame_num`, for HEVC by following the reference picture sets
+/// (``HEVCReferenceContinuity``).
 ///
 /// Clause 7.4.3: unless the SPS allows gaps (`gaps_in_frame_num_value_allowed_flag`), every
 /// picture's `frame_num` equals the previous reference picture's (`PrevRefFrameNum`) or the next
@@ -10,6 +11,7 @@ struct ReferenceContinuity {
     private var sequenceParameterSets: [Int: H264SequenceParameterSet] = [:]
     private var pictureParameterSets: [Int: H264PictureParameterSet] = [:]
     private var prevRefFrameNum: Int?
+    private var hevc = HEVCReferenceContinuity()
     /// Whether pictures are being decoded without a reference they need.
     private(set) var isDamaged = false
     /// Whether the last sample followed was a field picture (`field_pic_flag`): two such
@@ -24,6 +26,12 @@ struct ReferenceContinuity {
     /// Follows one sample; returns true when its picture may be wrong for want of a reference.
     mutating func follow(_ sample: SampleBuffer) -> Bool {
         lastWasFieldPicture = false
+        if sample.formatDescription.codecType == .hevc {
+            let units = sample.nalUnits
+            for unit in units where unit.isParameterSet { hevc.learn(unit) }
+            guard let slice = units.first(where: \.isVCL) else { return hevc.isDamaged }
+            return hevc.follow(slice)
+        }
         guard sample.formatDescription.codecType == .h264 else { return false }
         let units = sample.nalUnits
         for unit in units where unit.isParameterSet { learn(unit) }
@@ -52,9 +60,14 @@ struct ReferenceContinuity {
     mutating func reset() {
         prevRefFrameNum = nil
         isDamaged = false
+        hevc.reset()
     }
 
     private mutating func learn(_ unit: NALUnit) {
+        if unit.codec == .hevc {
+            hevc.learn(unit)
+            return
+        }
         if let sps = try? H264SequenceParameterSet(unit) { sequenceParameterSets[sps.seqParameterSetId] = sps }
         if let pps = try? H264PictureParameterSet(unit) { pictureParameterSets[pps.picParameterSetId] = pps }
     }
