@@ -538,6 +538,53 @@ import Testing
         #expect(tail.allSatisfy { $0.status == nil })
     }
 
+    /// An HEVC stream joined at a CRA picture (open GOP, as a broadcast is joined): the RASL
+    /// pictures after it refer to pictures before the join, so libavcodec skips them. Each comes
+    /// back dropped with -17694, every other frame clean and equal to the whole stream's picture.
+    /// The stream is made here with the ffmpeg CLI's libx265 (no fixture has CRA/RASL pictures).
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/ffmpeg")))
+    func anHEVCStreamJoinedAtACRAPictureSkipsItsRASLPictures() throws {
+        let directory = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("open-gop.265")
+        let made = try CommandRunner.ffmpeg([
+            "-f", "lavfi", "-i", "testsrc2=size=192x128:rate=25", "-frames:v", "36", "-c:v", "libx265", "-x265-params",
+            "keyint=12:min-keyint=12:scenecut=0:open-gop=1:bframes=3:b-adapt=0:pools=1:frame-threads=1:info=0:"
+                + "log-level=error:repeat-headers=1",
+            "-f", "hevc", file.path,
+        ])
+        try #require(made.status == 0, "\(made.standardError)")
+        let samples = ElementaryStreamParser.samples(in: try TestData.bytes(file), codec: .hevc)
+        func type(_ sample: SampleBuffer) -> UInt8? { sample.nalUnits.first(where: \.isVCL)?.hevcType?.rawValue }
+        let join = try #require(samples.indices.first { type(samples[$0]) == 21 }, "no CRA picture")
+        let joined = Array(samples[join...])
+        // The RASL pictures of the CRA picture decoding starts at (those of the next CRA picture
+        // decode normally).
+        let nextIRAP = joined.indices.dropFirst().first { joined[$0].isSync } ?? joined.count
+        let rasl = Set((1..<nextIRAP).filter { [8, 9].contains(type(joined[$0])) })
+        try #require(!rasl.isEmpty, "no RASL picture after the CRA picture")
+        try #require(joined[nextIRAP...].contains { [8, 9].contains(type($0)) })
+
+        let whole = try Self.decode(samples, specification: DecoderSpecification(threadCount: 1))
+        #expect(whole.allSatisfy { $0.status == nil })
+        let wholePictures = Dictionary(
+            uniqueKeysWithValues: whole.compactMap { output in
+                (output.frameRefcon as? Int).map { ($0 - join, output.imageBuffer?.md5) }
+            })
+        let outputs = try Self.decode(joined, specification: DecoderSpecification(threadCount: 1))
+        #expect(outputs.count == joined.count)
+        for output in outputs {
+            guard let refcon = output.frameRefcon as? Int else { continue }
+            if rasl.contains(refcon) {
+                #expect(output.status == .videoDecoderReferenceMissing, "refcon \(refcon)")
+                #expect(output.infoFlags.contains(.frameDropped) && output.imageBuffer == nil)
+            } else {
+                #expect(output.status == nil, "refcon \(refcon)")
+                #expect(output.imageBuffer?.md5 == wholePictures[refcon] ?? nil, "refcon \(refcon)")
+            }
+        }
+    }
+
     @Test func nativeFormatRequestIsNoConversion() throws {
         // Asking for the native format is asking for no conversion: zero copy, no pool.
         let samples = try Self.samples(Self.bpyramid)

@@ -305,6 +305,9 @@ public final class DecompressionSession: Sendable {
                     : "a reference picture this frame depends on is missing (frame_num gap)"
             }
             if state.continuity.lastWasFieldPicture { state.pending[job.token]?.isFieldPicture = true }
+            if state.continuity.lastWasSkippedLeadingPicture {
+                state.pending[job.token]?.isSkippedLeadingPicture = true
+            }
             if job.sample.isSync {
                 state.hardwareFaultSinceSync = false
             } else if state.hardwareFaultSinceSync {
@@ -453,15 +456,21 @@ public final class DecompressionSession: Sendable {
             finish(picture.token, status: picture.damage, image: picture.pixelBuffer)
         }
         guard lostAfterDrain else { return }
-        let lost = state.withLock { $0.pending.sorted { $0.key < $1.key }.map { ($0.key, $0.value.isFieldPicture) } }
-        for (token, isFieldPicture) in lost {
-            // A field picture without a picture of its own is the second field of a pair: its
-            // field went into the picture of the first, which came out with the first's sample.
-            finish(
-                token,
-                status: isFieldPicture
-                    ? nil : VTError.videoDecoderBadData.with("the decoder produced no picture for this frame"),
-                image: nil)
+        let lost = state.withLock { $0.pending.sorted { $0.key < $1.key } }
+        for (token, pending) in lost {
+            let status: VTError?
+            if pending.isFieldPicture {
+                // The second field of a pair: its field went into the picture of the first,
+                // which came out with the first's sample.
+                status = nil
+            } else if pending.isSkippedLeadingPicture {
+                status = VTError.videoDecoderReferenceMissing.with(
+                    "a RASL picture of the CRA picture decoding started at: it refers to pictures before the "
+                        + "start, so decoders skip it")
+            } else {
+                status = VTError.videoDecoderBadData.with("the decoder produced no picture for this frame")
+            }
+            finish(token, status: status, image: nil)
         }
     }
 
@@ -591,6 +600,9 @@ extension DecompressionSession {
         let refcon: (any Sendable)?
         /// Whether the sample is an H.264 field picture (half of a frame).
         var isFieldPicture = false
+        /// Whether the sample is an HEVC RASL picture that decoders skip (decoding started at
+        /// its CRA picture).
+        var isSkippedLeadingPicture = false
         /// Why the frame may lack a reference picture, when it may: a reference went missing
         /// before it, or the GPU failed a picture it may refer to.
         var missingReference: String?

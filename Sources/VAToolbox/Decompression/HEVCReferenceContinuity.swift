@@ -20,6 +20,9 @@ struct HEVCReferenceContinuity {
     private var skipsRASL = true
     /// Whether pictures are being decoded without a reference they need.
     private(set) var isDamaged = false
+    /// Whether the last picture followed was a RASL picture that decoders skip (its IRAP picture
+    /// started decoding, so its references are not there).
+    private(set) var lastWasSkippedLeadingPicture = false
 
     /// Learns a parameter set NAL unit (a PPS after the SPS it refers to).
     mutating func learn(_ unit: NALUnit) {
@@ -43,6 +46,7 @@ struct HEVCReferenceContinuity {
     /// Follows one picture's first slice segment; returns true when the picture may be wrong for
     /// want of a reference.
     mutating func follow(_ slice: NALUnit) -> Bool {
+        lastWasSkippedLeadingPicture = false
         guard let type = slice.hevcType,
             let first = try? HEVCSliceSegmentHeader(slice),
             let pps = pictureParameterSets[first.slicePicParameterSetId],
@@ -60,7 +64,10 @@ struct HEVCReferenceContinuity {
             isDamaged = false
             skipsRASL = startsDecoding
         }
-        if isRASL && skipsRASL { return false }
+        if isRASL && skipsRASL {
+            lastWasSkippedLeadingPicture = true
+            return false
+        }
 
         let poc = pictureOrderCount(lsb: lsb, maxLSB: maxLSB, startsDecoding: startsDecoding)
         if startsDecoding { decodedPictures.removeAll() }

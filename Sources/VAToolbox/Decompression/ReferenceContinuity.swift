@@ -17,6 +17,8 @@ struct ReferenceContinuity {
     /// Whether the last sample followed was a field picture (`field_pic_flag`): two such
     /// samples make one output picture.
     private(set) var lastWasFieldPicture = false
+    /// Whether the last sample followed was an HEVC RASL picture that decoders skip.
+    var lastWasSkippedLeadingPicture: Bool { hevc.lastWasSkippedLeadingPicture }
 
     /// Learns the parameter sets of a format description.
     mutating func learn(_ format: VideoFormatDescription) {
