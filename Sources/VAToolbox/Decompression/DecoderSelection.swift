@@ -110,7 +110,9 @@ enum DecoderSelection {
                 let device = try VADevice.open(path: path)
                 let profile = try device.capabilities.profile(for: format).get()
                 let size = format.codedDimensions
-                try device.probeDecoder(profile, width: Int(size.width), height: Int(size.height))
+                try device.probeDecoder(
+                    profile, width: Int(size.width), height: Int(size.height),
+                    tenBit: format.stream.bitDepthLuma > 8)
                 return .success(try use(device, profile))
             } catch {
                 problems.append("\(path): \(error.reason)" + (error.cause.map { " (\($0))" } ?? ""))

@@ -116,16 +116,28 @@ public final class VADevice: @unchecked Sendable, CustomStringConvertible {
     func recentMessages() -> [String] { messages.drain() }
 
     /// Checks that the driver can set up a decoder for `profile` at a size, the way libavcodec will:
-    /// a decode configuration and a context. Catches a driver that lists a profile it cannot run.
-    func probeDecoder(_ profile: HardwareDecodeProfile, width: Int, height: Int) throws(VTError) {
+    /// a decode configuration, a surface and a context on it. Catches a driver that lists a
+    /// profile it cannot run, or refuses the size.
+    ///
+    /// - Parameter tenBit: Whether the stream has 10-bit samples (P010 surfaces).
+    func probeDecoder(_ profile: HardwareDecodeProfile, width: Int, height: Int, tenBit: Bool) throws(VTError) {
         var config = VAConfigID(CVAAPI_INVALID_ID)
         try VAStatusCheck.check(
             vaCreateConfig(display, VAProfile(rawValue: profile.vaProfile), VAEntrypointVLD, nil, 0, &config),
             "vaCreateConfig", as: .couldNotFindVideoDecoder, "the driver cannot create a \(profile.name) decoder")
         defer { vaDestroyConfig(display, config) }
+        // One render target: some drivers size their decoder from the targets a context gets.
+        var surface = VASurfaceID(CVAAPI_INVALID_ID)
+        try VAStatusCheck.check(
+            vaCreateSurfaces(
+                display, tenBit ? CVAAPI_RT_FORMAT_YUV420_10 : CVAAPI_RT_FORMAT_YUV420, UInt32(width), UInt32(height),
+                &surface, 1, nil, 0),
+            "vaCreateSurfaces", as: .couldNotFindVideoDecoder,
+            "the driver cannot create a \(width)x\(height) surface for \(profile.name)")
+        defer { vaDestroySurfaces(display, &surface, 1) }
         var context = VAContextID(CVAAPI_INVALID_ID)
         try VAStatusCheck.check(
-            vaCreateContext(display, config, Int32(width), Int32(height), Int32(VA_PROGRESSIVE), nil, 0, &context),
+            vaCreateContext(display, config, Int32(width), Int32(height), Int32(VA_PROGRESSIVE), &surface, 1, &context),
             "vaCreateContext", as: .couldNotFindVideoDecoder,
             "the driver cannot create a \(width)x\(height) \(profile.name) decoding context")
         vaDestroyContext(display, context)
