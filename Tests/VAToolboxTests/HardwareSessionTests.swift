@@ -634,6 +634,56 @@ extension VATestDriverTests {
             #expect(!results.contains { $0.status == .videoDecoderMalfunction })
         }
 
+        /// Mutated streams through the GPU path: never a trap or a hang, exactly one output per
+        /// accepted sample, and every VA object destroyed afterwards — with the GPU required, and
+        /// preferred (where the session may move to the CPU mid-stream).
+        @Test(arguments: [DecoderSpecification.HardwareAcceleration.required, .preferred])
+        func mutatedStreamsOnTheGPUNeverTrapOrLeak(acceleration: DecoderSpecification.HardwareAcceleration) throws {
+            let before = try Self.liveObjects()
+            var generator = SeededGenerator(seed: acceleration == .required ? 0x6A7 : 0x6A8)
+            let streams = try VATestDriverTests.hardwareFixtures.map { ($0.codec, try TestData.bytes($0.url)) }
+            for round in 0..<24 {
+                let (codec, original) = streams[round % streams.count]
+                var bytes = original
+                for _ in 0..<Int.random(in: 1...30, using: &generator) {
+                    let index = Int.random(in: 0..<bytes.count, using: &generator)
+                    switch Int.random(in: 0..<4, using: &generator) {
+                    case 0: bytes[index] ^= 1 << UInt8.random(in: 0...7, using: &generator)
+                    case 1: bytes[index] = UInt8.random(in: 0...255, using: &generator)
+                    case 2:
+                        bytes.removeSubrange(
+                            index..<min(bytes.count, index + Int.random(in: 1...300, using: &generator)))
+                    default: bytes.insert(contentsOf: [0, 0, 1], at: index)
+                    }
+                    if bytes.isEmpty { break }
+                }
+                let samples = ElementaryStreamParser.samples(in: bytes, codec: codec)
+                guard let format = samples.first?.formatDescription else { continue }
+                let outputs = Outputs()
+                let session: DecompressionSession
+                do {
+                    session = try Self.session(format, acceleration: acceleration, outputs: outputs)
+                } catch {
+                    continue  // a mutated first SPS the decoders refuse: a clean refusal is the point
+                }
+                var accepted = 0
+                for sample in samples {
+                    do {
+                        try session.decodeFrame(sample, frameRefcon: accepted)
+                        accepted += 1
+                    } catch {
+                        #expect(error is VTError)
+                    }
+                }
+                try? session.finishDelayedFrames()
+                session.invalidate()
+                let refcons = outputs.all.compactMap { $0.frameRefcon as? Int }.sorted()
+                #expect(refcons == Array(0..<accepted), "round \(round): one output per accepted sample")
+            }
+            let after = try Self.liveObjects()
+            #expect(after == before, "configs, contexts, surfaces, buffers, images: \(before) → \(after)")
+        }
+
         /// `.required` never leaves the GPU: every failed picture is -12911.
         @Test func requiredSessionsStayOnTheGPUThroughFaults() throws {
             let samples = try Self.samples(try Self.fixture("h264-main-cabac.264"))

@@ -37,7 +37,7 @@ public final class VADevice: @unchecked Sendable, CustomStringConvertible {
     /// The initialised display.
     let display: VADisplay
     /// Failed decodes, by surface.
-    let faults: SurfaceFaultLedger?
+    let faults: DriverTableHooks?
     private let fd: Int32
     private let messages: VAMessageLog
 
@@ -103,7 +103,7 @@ public final class VADevice: @unchecked Sendable, CustomStringConvertible {
         self.vendor = vaQueryVendorString(display).map { String(cString: $0) } ?? "unknown"
         self.apiVersion = "\(major).\(minor)"
         self.capabilities = Self.queryCapabilities(display)
-        self.faults = SurfaceFaultLedger(display: display)
+        self.faults = DriverTableHooks(display: display)
     }
 
     deinit {
