@@ -33,14 +33,7 @@ public struct SampleBuffer: Sendable {
         guard !data.isEmpty else {
             throw VTError.sampleBufferInvalidSampleData.with("the sample has no data")
         }
-        let units = try AVCC.split(data[...], lengthSize: formatDescription.nalUnitHeaderLength)
-        for unit in units {
-            do throws(VTError) {
-                _ = try NALUnit(unit, codec: formatDescription.codecType)
-            } catch {
-                throw VTError.sampleBufferInvalidSampleData.with("a NAL unit of the sample is invalid: \(error.reason)")
-            }
-        }
+        try formatDescription.codecSupport.validateSample(data[...], format: formatDescription)
         self.data = data
         self.formatDescription = formatDescription
         self.timing = timing
@@ -60,8 +53,10 @@ public struct SampleBuffer: Sendable {
             formatDescription: formatDescription, timing: timing, attachments: attachments)
     }
 
-    /// The NAL units of the sample, in order, as views of ``data``.
+    /// The NAL units of the sample, in order, as views of ``data``; empty for a codec whose
+    /// samples are not made of NAL units.
     public var nalUnits: [NALUnit] {
+        guard formatDescription.codecType.nalUnitHeaderSize != nil else { return [] }
         let slices = (try? AVCC.split(data[...], lengthSize: formatDescription.nalUnitHeaderLength)) ?? []
         return slices.compactMap { try? NALUnit($0, codec: formatDescription.codecType) }
     }

@@ -49,6 +49,15 @@ public struct PixelFormat: RawRepresentable, Sendable, Hashable, CustomStringCon
     public static let yuv422Planar10 = PixelFormat(fourCC: "y2l0")
     /// `'y4l0'` (VAToolbox): planar 4:4:4, 10 bits low, little-endian (FFmpeg `yuv444p10le`).
     public static let yuv444Planar10 = PixelFormat(fourCC: "y4l0")
+    /// `'y0l2'` (VAToolbox): planar 4:2:0, 12 bits low, little-endian (FFmpeg `yuv420p12le`), the
+    /// native output of 12-bit HEVC, VP9 and AV1 decoding.
+    public static let yuv420Planar12 = PixelFormat(fourCC: "y0l2")
+    /// `'y2l2'` (VAToolbox): planar 4:2:2, 12 bits low, little-endian (FFmpeg `yuv422p12le`).
+    public static let yuv422Planar12 = PixelFormat(fourCC: "y2l2")
+    /// `'y4l2'` (VAToolbox): planar 4:4:4, 12 bits low, little-endian (FFmpeg `yuv444p12le`).
+    public static let yuv444Planar12 = PixelFormat(fourCC: "y4l2")
+    /// `'Y010'` (VAToolbox): luma only, 10 bits low, little-endian (FFmpeg `gray10le`).
+    public static let gray10 = PixelFormat(fourCC: "Y010")
 
     /// The four characters, for example `"420v"`.
     public var fourCC: String { FourCC.string(rawValue) }
@@ -68,6 +77,8 @@ public struct PixelFormat: RawRepresentable, Sendable, Hashable, CustomStringCon
         (.yuv444Planar, AV_PIX_FMT_YUV444P, nil), (.yuv444Planar, AV_PIX_FMT_YUVJ444P, nil),
         (.gray8, AV_PIX_FMT_GRAY8, nil), (.yuv420Planar10, AV_PIX_FMT_YUV420P10LE, nil),
         (.yuv422Planar10, AV_PIX_FMT_YUV422P10LE, nil), (.yuv444Planar10, AV_PIX_FMT_YUV444P10LE, nil),
+        (.yuv420Planar12, AV_PIX_FMT_YUV420P12LE, nil), (.yuv422Planar12, AV_PIX_FMT_YUV422P12LE, nil),
+        (.yuv444Planar12, AV_PIX_FMT_YUV444P12LE, nil), (.gray10, AV_PIX_FMT_GRAY10LE, nil),
     ]
 
     /// The format of a decoded FFmpeg frame, or nil for one this library has no name for.

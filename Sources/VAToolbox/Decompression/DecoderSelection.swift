@@ -2,18 +2,17 @@
     import Glibc
 #endif
 
-/// Chooses a session's decoder: VA-API on a render node when the specification and the machine
+/// Chooses a session's decoder back end: VA-API on a render node when the specification and the machine
 /// allow it, libavcodec on the CPU otherwise.
 ///
 /// Order: the specification's render node (or `VATOOLBOX_RENDER_NODE`), else every render node
 /// in path order; the first whose VA driver has a profile for the stream, within its size limits,
 /// and sets up a decoder, wins. Each node that fails adds its reason.
 enum DecoderSelection {
-    /// A decoder, and why it is not the GPU's when it is not.
+    /// A back end, and why it is not the GPU's when it is not.
     struct Choice {
-        let decoder: LibavcodecDecoder
+        let backend: any DecoderBackend
         let hardwareUnavailableReason: String?
-        let capabilities: HardwareCapabilities?
     }
 
     /// Pictures the application may hold beyond what libavcodec needs, when the attributes ask
@@ -41,7 +40,7 @@ enum DecoderSelection {
         return effective
     }
 
-    /// Opens the decoder for a new session.
+    /// Opens the back end for a new session.
     ///
     /// - Throws: ``VTError/couldNotFindVideoDecoder`` when hardware is required and no node can
     ///   decode the stream (the reason lists each node's problem); what opening libavcodec throws.
@@ -56,8 +55,8 @@ enum DecoderSelection {
                 + (environment("VATOOLBOX_HWACCEL") != nil ? " (VATOOLBOX_HWACCEL)" : " by the decoder specification")
         case .preferred, .required:
             switch hardwareDecoder(for: format, specification: specification, heldSurfaces: heldSurfaces) {
-            case .success(let (decoder, capabilities)):
-                return Choice(decoder: decoder, hardwareUnavailableReason: nil, capabilities: capabilities)
+            case .success(let backend):
+                return Choice(backend: backend, hardwareUnavailableReason: nil)
             case .failure(let error):
                 if specification.hardwareAcceleration == .required {
                     throw error.with(
@@ -68,25 +67,23 @@ enum DecoderSelection {
             }
         }
         let software = try software(for: format, specification: specification)
-        return Choice(decoder: software, hardwareUnavailableReason: reason, capabilities: nil)
+        return Choice(backend: software, hardwareUnavailableReason: reason)
     }
 
-    /// A software decoder for the specification.
+    /// A software back end for the specification.
     static func software(
         for format: VideoFormatDescription, specification: DecoderSpecification
-    ) throws(VTError) -> SoftwareDecoder {
-        try SoftwareDecoder(
+    ) throws(VTError) -> SoftwareBackend {
+        try SoftwareBackend(
             formatDescription: format,
             configuration: .init(threadCount: specification.threadCount, realTime: specification.realTime))
     }
 
     private static func hardwareDecoder(
         for format: VideoFormatDescription, specification: DecoderSpecification, heldSurfaces: Int
-    ) -> Result<(VAAPIDecoder, HardwareCapabilities), VTError> {
+    ) -> Result<VAAPIBackend, VTError> {
         usableDevice(for: format, renderNodePath: specification.renderNodePath) { (device, profile) throws(VTError) in
-            let decoder = try VAAPIDecoder(
-                formatDescription: format, device: device, profile: profile, extraSurfaces: heldSurfaces)
-            return (decoder, device.capabilities)
+            try VAAPIBackend(formatDescription: format, device: device, profile: profile, extraSurfaces: heldSurfaces)
         }
     }
 

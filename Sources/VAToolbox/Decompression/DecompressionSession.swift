@@ -74,22 +74,18 @@ public final class DecompressionSession: Sendable {
     /// Frames accepted but not yet handed to the output handler (decoding, or held for reordering).
     public var framesInFlight: Int { state.withLock { $0.pending.count } }
 
-    private let outputHandler: OutputHandler
-    private let queue: DispatchQueue
-    private let onQueue = DispatchSpecificKey<Bool>()
-    private let inFlightLimit = Atomic<Int>(8)
-    private let inFlight = Atomic<Int>(0)
-    private let state: Mutex<State>
-    /// The decoder, touched only on `queue`.
-    private let decoder: DecoderBox
-    /// The converter for requested attributes, touched only on `queue`; nil hands out the
-    /// decoder's pictures as they are.
-    private let transfer: TransferBox?
-
     /// The pool the converted output comes from (`VTDecompressionSessionGetPixelBufferPool`); nil
     /// until the first converted picture, and always nil when the native format is handed out
     /// without a copy.
     public var pixelBufferPool: PixelBufferPool? { state.withLock { $0.pool } }
+
+    private let queue: DispatchQueue
+    private let onQueue = DispatchSpecificKey<Bool>()
+    private let inFlightLimit = Atomic<Int>(8)
+    private let inFlight = Atomic<Int>(0)
+    private let state: SharedSessionState
+    /// The decoding itself, on `queue`.
+    private let decoder: SessionDecoder
 
     /// Creates a session — `VTDecompressionSessionCreate`.
     ///
@@ -108,29 +104,29 @@ public final class DecompressionSession: Sendable {
         formatDescription: VideoFormatDescription, decoderSpecification: DecoderSpecification = DecoderSpecification(),
         imageBufferAttributes: ImageBufferAttributes? = nil, outputHandler: @escaping OutputHandler
     ) throws(VTError) {
-        try Self.checkSupported(formatDescription)
+        try formatDescription.codecSupport.checkSoftwareDecodable(formatDescription)
         try Self.check(imageBufferAttributes)
         let specification = DecoderSelection.effective(decoderSpecification)
         let choice = try DecoderSelection.choose(
             for: formatDescription, specification: specification,
             heldSurfaces: DecoderSelection.defaultHeldSurfaces + (imageBufferAttributes?.minimumBufferCount ?? 0))
-        let native = Self.nativePixelFormat(for: formatDescription, hardware: choice.decoder.isHardware)
+        let native = Self.nativePixelFormat(for: formatDescription, hardware: choice.backend.hardware != nil)
         let wantsTransfer =
             imageBufferAttributes.map {
                 ($0.pixelFormat != nil && $0.pixelFormat != native) || $0.width != nil || $0.height != nil
             } ?? false
-        transfer = wantsTransfer ? TransferBox(attributes: imageBufferAttributes ?? ImageBufferAttributes()) : nil
         nativePixelFormat = native
         self.decoderSpecification = specification
-        self.outputHandler = outputHandler
-        decoder = DecoderBox(choice.decoder)
-        var initial = State(formatDescription: formatDescription)
+        var initial = SessionState(formatDescription: formatDescription)
         initial.hardwareUnavailableReason = choice.hardwareUnavailableReason
-        if let hardware = choice.decoder as? VAAPIDecoder {
-            initial.hardware = HardwareState(
-                renderNode: hardware.device.renderNode, capabilities: hardware.device.capabilities)
-        }
-        state = Mutex(initial)
+        initial.hardware = choice.backend.hardware
+        let state = SharedSessionState(initial)
+        self.state = state
+        decoder = SessionDecoder(
+            backend: choice.backend, formatDescription: formatDescription, specification: specification,
+            transfer: wantsTransfer
+                ? PixelTransferJob(attributes: imageBufferAttributes ?? ImageBufferAttributes()) : nil,
+            shared: state, outputHandler: outputHandler)
         queue = DispatchQueue(label: "VAToolbox.DecompressionSession")
         queue.setSpecific(key: onQueue, value: true)
     }
@@ -142,11 +138,12 @@ public final class DecompressionSession: Sendable {
     /// Decodes one frame — `VTDecompressionSessionDecodeFrame`.
     ///
     /// A sample whose format description differs from the session's is accepted when
-    /// ``canAcceptFormatDescription(_:)`` says so: its parameter sets are then sent to the decoder
-    /// in band, ahead of the sample.
+    /// ``canAcceptFormatDescription(_:)`` says so: the new configuration (parameter sets, sequence
+    /// header) is then sent to the decoder in band, ahead of the sample.
     ///
     /// - Parameters:
-    ///   - sample: One access unit, length-prefixed.
+    ///   - sample: One access unit (H.264/HEVC: length-prefixed NAL units; AV1: a temporal unit;
+    ///     VP8/VP9: a frame or superframe; MPEG-2: a picture).
     ///   - flags: Asynchronous decoding, do-not-output, and hints.
     ///   - frameRefcon: A value handed back with this frame's output.
     /// - Returns: ``DecodeInfoFlags/asynchronous`` when the frame is decoded asynchronously.
@@ -158,27 +155,27 @@ public final class DecompressionSession: Sendable {
     ) throws(VTError) -> DecodeInfoFlags {
         let isAsynchronous =
             flags.contains(.enableAsynchronousDecompression) && DispatchQueue.getSpecific(key: onQueue) == nil
-        let job: Job = try state.withLock { (state: inout State) throws(VTError) -> Job in
+        let job = try state.withLock { (state: inout SessionState) throws(VTError) -> SessionDecoder.Job in
             guard !state.isInvalidated else {
                 throw VTError.invalidSession.with("decodeFrame was called after invalidate()")
             }
-            var parameterSets: [[UInt8]] = []
+            var startsNewFormat = false
             if !sample.formatDescription.isEqualIgnoringExtensions(state.formatDescription) {
                 guard canAccept(sample.formatDescription, in: state) else {
                     throw VTError.formatDescriptionChangeNotSupported.with(
                         "the sample's format (\(sample.formatDescription)) cannot follow \(state.formatDescription) in this session",
                         hint: "create a new session for it")
                 }
-                // Send the decoder all of the new description's sets (an unchanged PPS must be
-                // re-read against a new SPS), except those the sample carries itself.
-                let inBand = Set(sample.nalUnits.filter(\.isParameterSet).map { Array($0.bytes) })
-                parameterSets = sample.formatDescription.parameterSets.filter { !inBand.contains($0) }
                 state.formatDescription = sample.formatDescription
+                startsNewFormat = true
             }
             let token = state.nextToken
             state.nextToken += 1
-            state.pending[token] = Pending(timing: sample.timing, flags: flags, refcon: frameRefcon)
-            return Job(token: token, sample: sample, parameterSets: parameterSets)
+            state.pending[token] = PendingFrame(timing: sample.timing, flags: flags, refcon: frameRefcon)
+            return SessionDecoder.Job(
+                token: token, sample: sample, startsNewFormat: startsNewFormat,
+                inBandConfiguration: startsNewFormat
+                    ? sample.formatDescription.codecSupport.inBandConfiguration(for: sample) : [])
         }
         if isAsynchronous {
             while inFlight.add(1, ordering: .acquiringAndReleasing).newValue > maximumFramesInFlight {
@@ -186,22 +183,22 @@ public final class DecompressionSession: Sendable {
                 queue.sync {}  // wait for the queue to make room
             }
             queue.async {
-                self.run(job)
+                self.decoder.run(job)
                 self.inFlight.subtract(1, ordering: .acquiringAndReleasing)
             }
             return .asynchronous
         }
-        onQueueSync { run(job) }
+        onQueueSync { decoder.run(job) }
         return []
     }
 
     /// Whether the session can go on decoding samples of `newFormat` —
     /// `VTDecompressionSessionCanAcceptFormatDescription`.
     ///
-    /// True for the same codec and NAL unit length size, in a profile and bit depth the decoder
-    /// supports: the decoder reconfigures from the new parameter sets, which the session sends in
-    /// band ahead of the next sample (resolution, profile and bit-depth changes included). False
-    /// otherwise: create a new session.
+    /// True for the same codec (and, for H.264/HEVC, the same NAL unit length size), in a profile
+    /// and bit depth the decoder supports: the decoder reconfigures from the new configuration,
+    /// which the session sends in band ahead of the next sample (resolution, profile and
+    /// bit-depth changes included). False otherwise: create a new session.
     public func canAcceptFormatDescription(_ newFormat: VideoFormatDescription) -> Bool {
         state.withLock { !$0.isInvalidated && canAccept(newFormat, in: $0) }
     }
@@ -226,15 +223,7 @@ public final class DecompressionSession: Sendable {
     /// - Throws: ``VTError/invalidSession`` after ``invalidate()``.
     public func finishDelayedFrames() throws(VTError) {
         try checkValid()
-        onQueueSync {
-            guard let current = decoder.current else { return }
-            var pictures = current.drain()
-            deliver(&pictures, lostAfterDrain: true)
-            state.withLock {
-                $0.needsSync = true
-                $0.continuity.reset()
-            }
-        }
+        onQueueSync { decoder.finishDelayedFrames() }
     }
 
     /// Ends the session — `VTDecompressionSessionInvalidate`.
@@ -249,20 +238,10 @@ public final class DecompressionSession: Sendable {
             return !state.isInvalidated
         }
         guard wasValid else { return }
-        onQueueSync {
-            let remaining = state.withLock { state -> [Pending] in
-                defer { state.pending.removeAll() }
-                return state.pending.sorted { $0.key < $1.key }.map(\.value)
-            }
-            for pending in remaining {
-                outputHandler(
-                    pending.output(status: VTError.invalidSession.with("the session was invalidated"), image: nil))
-            }
-            decoder.release()
-        }
+        onQueueSync { decoder.invalidate() }
     }
 
-    // MARK: - Decoding on the queue
+    // MARK: - The queue
 
     /// Decodes one sample on the session's queue without blocking the caller's thread: the
     /// asynchronous front's way in. Returns the error `decodeFrame` would throw.
@@ -289,243 +268,23 @@ public final class DecompressionSession: Sendable {
         }
     }
 
-    private func run(_ job: Job) {
-        let isInvalidated = state.withLock { $0.isInvalidated }
-        guard !isInvalidated else { return }  // invalidate() reports the frame
-        let skip = state.withLock { state -> Bool in
-            if job.sample.isSync { state.needsSync = false }
-            if job.sample.formatDescription != state.continuityFormat {
-                state.continuity.learn(job.sample.formatDescription)
-                state.continuityFormat = job.sample.formatDescription
-            }
-            if state.continuity.follow(job.sample) {
-                state.pending[job.token]?.missingReference =
-                    job.sample.formatDescription.codecType == .hevc
-                    ? "a reference picture this frame depends on is missing (not in the decoded picture buffer)"
-                    : "a reference picture this frame depends on is missing (frame_num gap)"
-            }
-            if state.continuity.lastWasFieldPicture { state.pending[job.token]?.isFieldPicture = true }
-            if state.continuity.lastWasSkippedLeadingPicture {
-                state.pending[job.token]?.isSkippedLeadingPicture = true
-            }
-            if job.sample.isSync {
-                state.hardwareFaultSinceSync = false
-            } else if state.hardwareFaultSinceSync {
-                state.pending[job.token]?.missingReference = Self.afterHardwareFault
-            }
-            return state.needsSync
-        }
-        if skip {
-            finish(
-                job.token,
-                status: VTError.videoDecoderReferenceMissing.with("decoding restarts at the next sync sample"),
-                image: nil)
-            return
-        }
-        decode(job)
-    }
-
-    /// Sends one sample to the decoder and hands out what comes back; moves to the CPU when the
-    /// GPU cannot go on and the specification allows it.
-    private func decode(_ job: Job) {
-        guard let current = decoder.current else {
-            finish(
-                job.token, status: VTError.couldNotCreateInstance.with("the session has no working decoder"),
-                image: nil)
-            return
-        }
-        var data = job.sample.data
-        if !job.parameterSets.isEmpty {
-            current.adopt(job.sample.formatDescription)
-            let lengthSize = job.sample.formatDescription.nalUnitHeaderLength
-            data = ((try? AVCC.join(job.parameterSets, lengthSize: lengthSize)) ?? []) + data
-        }
-        do {
-            var pictures = try current.send(data, token: job.token)
-            if (current as? VAAPIDecoder)?.faultedDuringLastSend == true { noteHardwareFault(after: job.token) }
-            deliver(&pictures, lostAfterDrain: false)
-        } catch {
-            if let hardware = current as? VAAPIDecoder, let failure = hardware.initializationFailure,
-                decoderSpecification.hardwareAcceleration == .preferred
-            {
-                // libavcodec could not start the hwaccel (a new stream configuration the driver
-                // refuses): the sample goes to the CPU instead.
-                moveToSoftware(
-                    because: "VA-API on \(hardware.device.renderNode.path) could not decode the stream: "
-                        + failure.reason, format: job.sample.formatDescription, sentUpTo: job.token - 1)
-                if job.sample.isSync {
-                    state.withLock { $0.needsSync = false }
-                    decode(job)
-                } else {
-                    finish(
-                        job.token,
-                        status: VTError.videoDecoderReferenceMissing.with("decoding restarts at the next sync sample"),
-                        image: nil)
-                }
-                return
-            }
-            // With frame threads libavcodec may report an earlier packet's failure here; the
-            // frame is then reported against this sample, and a picture that still comes for it
-            // later is not handed out twice (`finish` forgets a token once reported).
-            if current.isHardware { countHardwareResult(error, token: job.token) }
-            finish(job.token, status: error, image: nil)
-        }
-        let faults = state.withLock { $0.consecutiveHardwareFaults }
-        if faults >= max(1, decoderSpecification.maximumConsecutiveHardwareFaults),
-            decoderSpecification.hardwareAcceleration == .preferred, let hardware = current as? VAAPIDecoder
-        {
-            moveToSoftware(
-                because: "the GPU (\(hardware.device.renderNode.path)) failed to decode \(faults) pictures in a row; "
-                    + "decoding continues on the CPU from the next sync sample",
-                format: job.sample.formatDescription, sentUpTo: job.token)
+    /// Runs `body` on the queue and waits, or runs it at once when already on the queue (a call
+    /// from inside the output handler).
+    private func onQueueSync(_ body: () -> Void) {
+        if DispatchQueue.getSpecific(key: onQueue) == true {
+            body()
+        } else {
+            queue.sync(execute: body)
         }
     }
 
-    private static let afterHardwareFault =
-        "the frame may refer to a picture the GPU failed to decode (since the last sync sample)"
-
-    /// Counts GPU faults in a row: a malfunction adds one, a clean picture starts again at zero.
-    /// A faulted picture also damages the frames decoded after it up to the next sync sample,
-    /// which may refer to it: they are flagged as missing a reference.
-    private func countHardwareResult(_ status: VTError?, token: Int64) {
-        let isFault = status == VTError.videoDecoderMalfunction
-        state.withLock { $0.consecutiveHardwareFaults = isFault ? $0.consecutiveHardwareFaults + 1 : 0 }
-        if isFault { noteHardwareFault(after: token) }
-    }
-
-    /// Flags the frames decoded after a GPU fault, up to the next sync sample: they may refer to
-    /// the picture the GPU failed.
-    private func noteHardwareFault(after token: Int64) {
-        state.withLock { state in
-            state.hardwareFaultSinceSync = true
-            for later in state.pending.keys where later > token {
-                state.pending[later]?.missingReference = Self.afterHardwareFault
-            }
+    private func checkValid() throws(VTError) {
+        if state.withLock({ $0.isInvalidated }) {
+            throw VTError.invalidSession.with("the session was invalidated")
         }
     }
 
-    /// Replaces the GPU decoder by a CPU one: hands out the pictures the GPU still holds, reports
-    /// the frames it took and will never return, and waits for a sync sample.
-    ///
-    /// - Parameters:
-    ///   - reason: Why, for ``hardwareUnavailableReason``.
-    ///   - format: The stream's current description.
-    ///   - sentUpTo: The last token the GPU decoder was given.
-    private func moveToSoftware(because reason: String, format: VideoFormatDescription, sentUpTo: Int64) {
-        guard let hardware = decoder.current as? VAAPIDecoder else { return }
-        var pictures = hardware.drain()
-        deliver(&pictures, lostAfterDrain: false)
-        let abandoned = state.withLock { $0.pending.keys.filter { $0 <= sentUpTo }.sorted() }
-        for token in abandoned {
-            finish(
-                token,
-                status: VTError.videoDecoderMalfunction.with(
-                    "the GPU decoder was abandoned before it output this frame"),
-                image: nil)
-        }
-        var why = reason
-        do {
-            decoder.replace(with: try DecoderSelection.software(for: format, specification: decoderSpecification))
-        } catch {
-            decoder.release()
-            why += "; the CPU decoder could not start either: \(error.reason)"
-        }
-        state.withLock { state in
-            state.hardware = nil
-            state.hardwareUnavailableReason = why
-            state.needsSync = true
-            state.consecutiveHardwareFaults = 0
-            state.hardwareFaultSinceSync = false
-        }
-    }
-
-    /// Hands decoded pictures to the output handler; after a drain, reports the frames the
-    /// decoder produced no picture for.
-    ///
-    /// A frame without a picture is only known at a drain: libavcodec may hold a picture back for
-    /// as long as the stream's references keep it out of output order (long-term references do),
-    /// so no amount of waiting during decoding proves a picture lost.
-    ///
-    /// Empties `pictures` as it goes, so that a picture the handler has let go of is gone: a GPU
-    /// surface then returns to the pool before the next picture is handed out.
-    private func deliver(_ pictures: inout [DecodedPicture], lostAfterDrain: Bool) {
-        let isHardware = decoder.current?.isHardware ?? false
-        pictures.reverse()
-        while let picture = pictures.popLast() {
-            if isHardware { countHardwareResult(picture.damage, token: picture.token) }
-            finish(picture.token, status: picture.damage, image: picture.pixelBuffer)
-        }
-        guard lostAfterDrain else { return }
-        let lost = state.withLock { $0.pending.sorted { $0.key < $1.key } }
-        for (token, pending) in lost {
-            let status: VTError?
-            if pending.isFieldPicture {
-                // The second field of a pair: its field went into the picture of the first,
-                // which came out with the first's sample.
-                status = nil
-            } else if pending.isSkippedLeadingPicture {
-                status = VTError.videoDecoderReferenceMissing.with(
-                    "a RASL picture of the CRA picture decoding started at: it refers to pictures before the "
-                        + "start, so decoders skip it")
-            } else {
-                status = VTError.videoDecoderBadData.with("the decoder produced no picture for this frame")
-            }
-            finish(token, status: status, image: nil)
-        }
-    }
-
-    /// Calls the output handler for one frame and forgets it, converting its picture first when
-    /// the attributes ask for another format or size.
-    private func finish(_ token: Int64, status: VTError?, image: PixelBuffer?) {
-        guard let pending = state.withLock({ $0.pending.removeValue(forKey: token) }) else { return }
-        // libavcodec conceals a lost reference without flagging the frames it damages.
-        let status = status ?? pending.missingReference.map { VTError.videoDecoderReferenceMissing.with($0) }
-        guard let image, !pending.flags.contains(.doNotOutputFrame) else {
-            outputHandler(pending.output(status: status, image: nil))
-            return
-        }
-        guard let transfer else {
-            let handedOut = (decoder.current as? VAAPIDecoder)?.handOut(image) ?? image
-            outputHandler(pending.output(status: status, image: handedOut))
-            return
-        }
-        do {
-            let converted = try transfer.convert(image)
-            state.withLock { $0.pool = transfer.transfer.currentPool }
-            outputHandler(pending.output(status: status, image: converted))
-        } catch {
-            outputHandler(pending.output(status: error, image: nil))
-        }
-    }
-
-    /// HEVC profiles libavcodec 5.1 decodes: Main, Main 10, Main Still Picture, format range
-    /// extensions. (Screen content coding, multiview, scalable and 3D are not.)
-    static let decodableHEVCProfiles: Set<Int> = [1, 2, 3, 4]
-
-    /// Checks that the software decoder can decode the stream and hand out its pictures.
-    ///
-    /// - Throws: ``VTError/couldNotFindVideoDecoder`` naming what is not supported: the codec,
-    ///   an HEVC profile libavcodec lacks, or a bit depth above 10 (no pixel format to hand out).
-    static func checkSupported(_ format: VideoFormatDescription) throws(VTError) {
-        guard format.codecType == .h264 || format.codecType == .hevc else {
-            throw VTError.couldNotFindVideoDecoder.with(
-                "no decoder for codec \(format.codecType); VAToolbox decodes H.264 and HEVC")
-        }
-        let stream = format.stream
-        if format.codecType == .hevc && !decodableHEVCProfiles.contains(stream.profileIdc) {
-            throw VTError.couldNotFindVideoDecoder.with(
-                "HEVC profile \(stream.profileName) (general_profile_idc \(stream.profileIdc)) is not supported by the "
-                    + "software decoder; it decodes Main, Main 10, Main Still Picture and format range extensions")
-        }
-        guard max(stream.bitDepthLuma, stream.bitDepthChroma) <= 10 else {
-            throw VTError.couldNotFindVideoDecoder.with(
-                "the stream has \(max(stream.bitDepthLuma, stream.bitDepthChroma))-bit samples; VAToolbox decodes 8- and 10-bit video"
-            )
-        }
-        if format.codecType == .hevc && stream.chromaFormatIdc == 0 && stream.bitDepthLuma > 8 {
-            throw VTError.couldNotFindVideoDecoder.with("monochrome video above 8 bits is not supported")
-        }
-    }
+    // MARK: - Rules
 
     /// Checks that attributes describe something the session can produce.
     private static func check(_ attributes: ImageBufferAttributes?) throws(VTError) {
@@ -543,28 +302,13 @@ public final class DecompressionSession: Sendable {
         }
     }
 
-    private func checkValid() throws(VTError) {
-        if state.withLock({ $0.isInvalidated }) {
-            throw VTError.invalidSession.with("the session was invalidated")
-        }
-    }
-
-    /// Runs `body` on the queue and waits, or runs it at once when already on the queue (a call
-    /// from inside the output handler).
-    private func onQueueSync(_ body: () -> Void) {
-        if DispatchQueue.getSpecific(key: onQueue) == true {
-            body()
-        } else {
-            queue.sync(execute: body)
-        }
-    }
-
-    /// Whether the session can go on with `newFormat`: the same codec and length size, a stream
-    /// the CPU decoder supports and, when the GPU is required, one the GPU's driver decodes.
-    private func canAccept(_ newFormat: VideoFormatDescription, in state: State) -> Bool {
+    /// Whether the session can go on with `newFormat`: the codec's rule for following a stream
+    /// in band, a stream the CPU decoder supports and, when the GPU is required, one the GPU's
+    /// driver decodes.
+    private func canAccept(_ newFormat: VideoFormatDescription, in state: SessionState) -> Bool {
         let current = state.formatDescription
-        guard newFormat.codecType == current.codecType, newFormat.nalUnitHeaderLength == current.nalUnitHeaderLength,
-            (try? Self.checkSupported(newFormat)) != nil
+        guard current.codecSupport.canFollow(current, with: newFormat),
+            (try? newFormat.codecSupport.checkSoftwareDecodable(newFormat)) != nil
         else { return false }
         guard decoderSpecification.hardwareAcceleration == .required, let hardware = state.hardware else { return true }
         return (try? hardware.capabilities.profile(for: newFormat).get()) != nil
@@ -573,115 +317,9 @@ public final class DecompressionSession: Sendable {
     /// The pixel format a stream decodes to without conversion: NV12 or P010 on the GPU
     /// (`hardware`), and on the CPU the planar format of its chroma format, bit depth and range.
     public static func nativePixelFormat(for format: VideoFormatDescription, hardware: Bool = false) -> PixelFormat {
-        let stream = format.stream
-        if hardware {
-            let fullRange = format.extensions.fullRangeVideo
-            if stream.bitDepthLuma > 8 { return fullRange ? .p010FullRange : .p010VideoRange }
-            return fullRange ? .nv12FullRange : .nv12VideoRange
-        }
-        let chroma = format.codecType == .h264 && stream.chromaFormatIdc == 0 ? 1 : stream.chromaFormatIdc
-        switch (chroma, stream.bitDepthLuma > 8) {
-        case (0, false): return .gray8
-        case (1, false): return format.extensions.fullRangeVideo ? .yuv420PlanarFullRange : .yuv420Planar
-        case (2, false): return .yuv422Planar
-        case (3, false): return .yuv444Planar
-        case (2, true): return .yuv422Planar10
-        case (3, true): return .yuv444Planar10
-        default: return .yuv420Planar10
-        }
-    }
-}
-
-extension DecompressionSession {
-    /// A frame accepted and not yet handed out.
-    struct Pending: Sendable {
-        let timing: SampleTimingInfo
-        let flags: DecodeFrameFlags
-        let refcon: (any Sendable)?
-        /// Whether the sample is an H.264 field picture (half of a frame).
-        var isFieldPicture = false
-        /// Whether the sample is an HEVC RASL picture that decoders skip (decoding started at
-        /// its CRA picture).
-        var isSkippedLeadingPicture = false
-        /// Why the frame may lack a reference picture, when it may: a reference went missing
-        /// before it, or the GPU failed a picture it may refer to.
-        var missingReference: String?
-
-        func output(status: VTError?, image: PixelBuffer?) -> DecompressionOutput {
-            var info: DecodeInfoFlags = flags.contains(.enableAsynchronousDecompression) ? .asynchronous : []
-            if image == nil { info.insert(.frameDropped) }
-            return DecompressionOutput(
-                status: status, infoFlags: info, imageBuffer: image,
-                presentationTimeStamp: timing.presentationTimeStamp,
-                presentationDuration: timing.duration, frameRefcon: refcon)
-        }
-    }
-
-    /// What the lock protects.
-    struct State: Sendable {
-        var formatDescription: VideoFormatDescription
-        var isInvalidated = false
-        var nextToken: Int64 = 0
-        var pending: [Int64: Pending] = [:]
-        /// After a drain the decoder has no references: skip to the next sync sample.
-        var needsSync = false
-        /// The pool of converted output, once there is one.
-        var pool: PixelBufferPool?
-        /// H.264 reference continuity, to flag frames decoded without a lost reference.
-        var continuity = ReferenceContinuity()
-        /// The description whose parameter sets `continuity` last learned.
-        var continuityFormat: VideoFormatDescription?
-        /// The GPU in use; nil on the CPU.
-        var hardware: HardwareState?
-        /// Why the GPU is not in use.
-        var hardwareUnavailableReason: String?
-        /// GPU faults in a row.
-        var consecutiveHardwareFaults = 0
-        /// A GPU fault happened since the last sync sample: later frames may refer to the
-        /// faulted picture.
-        var hardwareFaultSinceSync = false
-    }
-
-    /// What the session knows of the GPU it decodes on.
-    struct HardwareState: Sendable {
-        let renderNode: RenderNode
-        let capabilities: HardwareCapabilities
-    }
-
-    /// One frame's work for the queue.
-    struct Job: Sendable {
-        let token: Int64
-        let sample: SampleBuffer
-        let parameterSets: [[UInt8]]
-    }
-
-    /// Holds the converter for the queue.
-    ///
-    /// Unchecked `Sendable`: like the decoder, the converter is used only on the session's serial
-    /// queue (from `finish`), never from two threads at once.
-    final class TransferBox: @unchecked Sendable {
-        let transfer = PixelTransfer()
-        let attributes: ImageBufferAttributes
-        init(attributes: ImageBufferAttributes) { self.attributes = attributes }
-
-        func convert(_ image: PixelBuffer) throws(VTError) -> PixelBuffer {
-            try transfer.transfer(
-                image, to: attributes.pixelFormat ?? image.pixelFormat, width: attributes.width ?? image.width,
-                height: attributes.height ?? image.height, minimumBufferCount: attributes.minimumBufferCount)
-        }
-    }
-
-    /// Holds the decoder for the queue.
-    ///
-    /// Unchecked `Sendable`: the decoder is used only on the session's serial queue (every use is
-    /// inside `run`, `finishDelayedFrames` or `invalidate`, all on that queue), so it is never
-    /// touched by two threads at once; the box only carries it there.
-    final class DecoderBox: @unchecked Sendable {
-        private var decoder: LibavcodecDecoder?
-        init(_ decoder: LibavcodecDecoder) { self.decoder = decoder }
-        /// The decoder, until the session is invalidated.
-        var current: LibavcodecDecoder? { decoder }
-        func replace(with other: LibavcodecDecoder) { decoder = other }
-        func release() { decoder = nil }
+        guard hardware else { return format.codecSupport.softwarePixelFormat(for: format) }
+        let fullRange = format.extensions.fullRangeVideo
+        if format.stream.bitDepthLuma > 8 { return fullRange ? .p010FullRange : .p010VideoRange }
+        return fullRange ? .nv12FullRange : .nv12VideoRange
     }
 }

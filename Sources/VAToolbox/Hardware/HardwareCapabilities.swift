@@ -31,15 +31,15 @@ public struct HardwareDecodeProfile: Sendable, Hashable, CustomStringConvertible
 
 /// What a VA-API driver can decode, queried once when its display is opened.
 public struct HardwareCapabilities: Sendable, Hashable {
-    /// The decode profiles of H.264 and HEVC that libavcodec's VA-API hwaccel can drive, in
-    /// libva's order.
+    /// The decode profiles of the codecs VAToolbox knows that libavcodec's VA-API hwaccel can
+    /// drive, in libva's order.
     public let decodeProfiles: [HardwareDecodeProfile]
 
-    /// The VA profiles VAToolbox can decode through, and their codec.
-    static let knownProfiles: [(VAProfile, VideoCodecType)] = [
-        (VAProfileH264ConstrainedBaseline, .h264), (VAProfileH264Main, .h264), (VAProfileH264High, .h264),
-        (VAProfileHEVCMain, .hevc), (VAProfileHEVCMain10, .hevc),
-    ]
+    /// The VA profiles VAToolbox can decode through, and their codec: every codec's rows
+    /// (``CodecSupport/hardwareProfiles``).
+    static var knownProfiles: [(VAProfile, VideoCodecType)] {
+        CodecRegistry.all.flatMap { support in support.hardwareProfiles.map { ($0, support.codecType) } }
+    }
 
     /// Whether some usable profile decodes `codec`.
     public func decodes(_ codec: VideoCodecType) -> Bool {
@@ -48,56 +48,24 @@ public struct HardwareCapabilities: Sendable, Hashable {
 
     /// The profile to decode a stream with, or why there is none.
     ///
-    /// H.264 Baseline is decoded as Constrained Baseline when `constraint_set1_flag` says the
-    /// stream uses none of Baseline's extra tools (FMO, ASO, redundant slices); a profile the
-    /// driver lacks is replaced by one that contains it (Constrained Baseline ⊂ Main ⊂ High,
-    /// HEVC Main ⊂ Main 10). Only 4:2:0 at 8 bits (10 for HEVC Main 10) within the driver's
-    /// size limits is accepted.
+    /// The codec's support names the VA profiles that decode the stream, best first (a profile
+    /// the driver lacks may be replaced by one that contains it); the first the driver lists
+    /// and can use wins, when it decodes the stream's bit depth in 4:2:0 within its size limits.
     func profile(for format: VideoFormatDescription) -> Result<HardwareDecodeProfile, VTError> {
         let stream = format.stream
         let wanted: [VAProfile]
-        switch format.codecType {
-        case .h264:
-            switch stream.profileIdc {
-            case 66 where stream.profileName == "Constrained Baseline":  // constraint_set1_flag
-                wanted = [VAProfileH264ConstrainedBaseline, VAProfileH264Main, VAProfileH264High]
-            case 66:
-                return .failure(
-                    Self.unsupported(
-                        "H.264 Baseline without constraint_set1_flag may use FMO/ASO, which VA-API does not decode"))
-            case 77: wanted = [VAProfileH264Main, VAProfileH264High]
-            case 100: wanted = [VAProfileH264High]
-            default:
-                return .failure(
-                    Self.unsupported(
-                        "H.264 \(stream.profileName) has no VA-API decode profile (VA-API decodes Constrained "
-                            + "Baseline, Main and High)"))
-            }
-        case .hevc:
-            switch stream.profileIdc {
-            case 1 where stream.bitDepthLuma == 8: wanted = [VAProfileHEVCMain, VAProfileHEVCMain10]
-            case 2: wanted = [VAProfileHEVCMain10]
-            default:
-                return .failure(
-                    Self.unsupported(
-                        "HEVC \(stream.profileName) has no VA-API decode profile libavcodec can use (Main and "
-                            + "Main 10)"))
-            }
-        default:
-            return .failure(Self.unsupported("VA-API decoding in VAToolbox covers H.264 and HEVC"))
+        switch format.codecSupport.hardwareProfileCandidates(for: format) {
+        case .success(let profiles): wanted = profiles
+        case .failure(let error): return .failure(error)
         }
         let bitDepth = max(stream.bitDepthLuma, stream.bitDepthChroma)
-        let chroma = format.codecType == .h264 && stream.chromaFormatIdc == 0 ? 1 : stream.chromaFormatIdc
-        guard chroma == 1, bitDepth == 8 || (bitDepth == 10 && format.codecType == .hevc) else {
-            return .failure(
-                Self.unsupported("\(bitDepth)-bit \(stream.chromaFormatName) is not decoded by VA-API here"))
-        }
         let candidates = wanted.compactMap { profile in decodeProfiles.first { $0.vaProfile == profile.rawValue } }
         guard let listed = candidates.first else {
             return .failure(
                 Self.unsupported(
-                    "the driver offers no VA profile for \(format.codecType) \(stream.profileName) (it decodes "
-                        + (decodeProfiles.map(\.name).joined(separator: ", ").nonEmpty ?? "nothing") + ")"))
+                    "the driver offers no VA profile for \(format.codecType) \(stream.profileName) (it "
+                        + "decodes " + (decodeProfiles.map(\.name).joined(separator: ", ").nonEmpty ?? "nothing") + ")")
+            )
         }
         guard let usable = candidates.first(where: { $0.unusableReason == nil }) else {
             return .failure(Self.unsupported("VA profile \(listed.name) is unusable: \(listed.unusableReason ?? "")"))

@@ -9,7 +9,7 @@
 ///
 /// RASL pictures of an IRAP picture that starts decoding (`NoRaslOutputFlag`) are neither checked
 /// nor kept: their references precede the IRAP picture, and decoders skip them.
-struct HEVCReferenceContinuity {
+struct HEVCReferenceContinuity: ReferenceTracker {
     private var sequenceParameterSets: [Int: HEVCSequenceParameterSet] = [:]
     private var pictureParameterSets: [Int: HEVCPictureParameterSet] = [:]
     /// POCs of the pictures in the decoded picture buffer.
@@ -23,6 +23,22 @@ struct HEVCReferenceContinuity {
     /// Whether the last picture followed was a RASL picture that decoders skip (its IRAP picture
     /// started decoding, so its references are not there).
     private(set) var lastWasSkippedLeadingPicture = false
+
+    /// Learns the parameter sets of a format description.
+    mutating func learn(_ format: VideoFormatDescription) {
+        for unit in format.parameterSetNALUnits { learn(unit) }
+    }
+
+    /// Follows one sample: its parameter sets, then its first slice segment.
+    mutating func follow(_ sample: SampleBuffer) -> FrameContinuity {
+        let units = sample.nalUnits
+        for unit in units where unit.isParameterSet { learn(unit) }
+        let damaged = units.first(where: \.isVCL).map { follow($0) } ?? isDamaged
+        return FrameContinuity(
+            missingReference: damaged
+                ? "a reference picture this frame depends on is missing (not in the decoded picture buffer)" : nil,
+            isSkippedLeadingPicture: lastWasSkippedLeadingPicture)
+    }
 
     /// Learns a parameter set NAL unit (a PPS after the SPS it refers to).
     mutating func learn(_ unit: NALUnit) {

@@ -2,31 +2,30 @@ internal import CFFmpeg
 internal import CVAAPI
 import Synchronization
 
-/// H.264 / HEVC decoding on the GPU: libavcodec's VA-API hwaccel, running on the session's own
-/// VA display (an `AVHWDeviceContext` wrapping a ``VADevice``), into a surface pool sized here.
+/// Decoding on the GPU: libavcodec's VA-API hwaccel, running on the session's own VA display (an
+/// `AVHWDeviceContext` wrapping a ``VADevice``), into a surface pool sized here.
 ///
 /// Pictures come out as VA surfaces wrapped in pixel buffers: nothing is copied until a buffer is
 /// locked (then the surface is read back with `vaGetImage`) or exported as a DMA-BUF.
 ///
-/// Failures:
-/// - libavcodec sets the hwaccel up at the first slice (its `get_format` call); when that fails
-///   (`vaCreateContext`, surface allocation), ``initializationFailure`` says why and the sample
-///   fails, so that the session can start again on the CPU.
+/// Failures, each reported with what it concerns:
+/// - libavcodec sets the hwaccel up at the first picture (its `get_format` call); when that fails
+///   (`vaCreateContext`, surface allocation), the sample's step says the back end cannot continue,
+///   so that the session can start again on the CPU.
 /// - A picture the driver failed to decode (`vaEndPicture` or `vaSyncSurface` failing) comes out
-///   without an image, as ``VTError/videoDecoderMalfunction``.
-final class VAAPIDecoder: LibavcodecDecoder {
+///   without an image, as a device fault with ``VTError/videoDecoderMalfunction``; the step in
+///   which the driver failed it says so, for the frames decoded after it.
+final class VAAPIBackend: DecoderBackend {
     /// The device decoding.
     let device: VADevice
     /// The VA profile in use.
     let profile: HardwareDecodeProfile
-    /// Why libavcodec could not start the hwaccel, once it could not; nil while it works.
-    var initializationFailure: VTError? { negotiation.failure }
 
-    override var isHardware: Bool { true }
+    let hardware: HardwareDecoding?
 
+    private let decoder: LibavcodecContext
     private let negotiation: FormatNegotiation
-    private let extraSurfaces: Int
-    private let heldSurfaces = SurfaceCounter()
+    private let allowance: SurfaceAllowance
 
     /// Opens libavcodec with the VA-API hwaccel on `device`.
     ///
@@ -45,10 +44,13 @@ final class VAAPIDecoder: LibavcodecDecoder {
     ) throws(VTError) {
         self.device = device
         self.profile = profile
-        self.extraSurfaces = max(1, extraSurfaces)
+        hardware = HardwareDecoding(renderNode: device.renderNode, capabilities: device.capabilities)
+        allowance = SurfaceAllowance(spareSurfaces: max(1, extraSurfaces))
         let negotiation = FormatNegotiation(extraSurfaces: extraSurfaces)
         self.negotiation = negotiation
-        try super.init(formatDescription: formatDescription) { context throws(VTError) in
+        let isExact = formatDescription.codecSupport.isExactHardwareProfile(
+            VAProfile(rawValue: profile.vaProfile), for: formatDescription)
+        decoder = try LibavcodecContext(formatDescription: formatDescription) { context throws(VTError) in
             var status: Int32 = 0
             // The device context keeps the VADevice alive until libavutil lets go of it, after
             // the last surface of the last frames context is gone.
@@ -70,30 +72,42 @@ final class VAAPIDecoder: LibavcodecDecoder {
             }
             // The GPU does the work; one thread keeps every driver call on the session's queue.
             context.pointee.thread_count = 1
-            if !Self.isExactProfile(profile, for: formatDescription) {
+            if !isExact {
                 context.pointee.hwaccel_flags |= Int32(AV_HWACCEL_FLAG_ALLOW_PROFILE_MISMATCH)
             }
         }
     }
 
-    /// Whether the driver failed to decode a picture during the last ``send(_:token:)``: that
-    /// picture is reported when it comes out, and the frames decoded after it may refer to it.
-    private(set) var faultedDuringLastSend = false
-
-    override func send(_ data: [UInt8], token: Int64) throws(VTError) -> [DecodedPicture] {
+    func decode(_ data: [UInt8], token: Int64) -> DecodeStep {
         let before = device.faults?.failureCount ?? 0
-        defer { faultedDuringLastSend = (device.faults?.failureCount ?? 0) > before }
-        return try super.send(data, token: token)
+        let (pictures, error) = decoder.send(data, token: token, picture: picture(from:))
+        var step = DecodeStep(pictures: pictures, deviceFaulted: (device.faults?.failureCount ?? 0) > before)
+        if let error {
+            if let failure = negotiation.failure {
+                step.failure = .backEndCannotContinue(failure)
+            } else {
+                // Damaged data is -12909 on the GPU too; a hwaccel error such as `AVERROR(EIO)`
+                // maps to -12911, a device fault.
+                step.failure = .sample(error, isDeviceFault: error == VTError.videoDecoderMalfunction)
+            }
+        }
+        return step
     }
 
-    /// The hwaccel's start-up failure when there is one; otherwise the usual mapping (damaged
-    /// data is -12909 on the GPU too; a hwaccel error such as `AVERROR(EIO)` is -12911).
-    override func sendError(_ status: Int32) -> VTError {
-        negotiation.failure ?? super.sendError(status)
+    func drain() -> [DecodedPicture] {
+        decoder.drain(picture: picture(from:))
     }
 
-    override func picture(from frame: UnsafeMutablePointer<AVFrame>) throws(VTError) -> DecodedPicture {
-        guard frame.pointee.format.pixelFormat == AV_PIX_FMT_VAAPI else { return try super.picture(from: frame) }
+    func reconfigure(for format: VideoFormatDescription) {
+        decoder.adopt(format)
+    }
+
+    /// A surface picture, or the device fault the driver reported for it; every picture of this
+    /// back end is handed out under the surface allowance.
+    private func picture(from frame: UnsafeMutablePointer<AVFrame>) throws(VTError) -> DecodedPicture {
+        guard frame.pointee.format.pixelFormat == AV_PIX_FMT_VAAPI else {
+            return try LibavcodecContext.picture(from: frame)
+        }
         let surface = VASurfaceID(CFFmpeg_frame_vaapi_surface(frame))
         var fault = device.faults?.fault(of: surface)
         if fault == nil {
@@ -106,22 +120,32 @@ final class VAAPIDecoder: LibavcodecDecoder {
         if let fault {
             let token = frame.pointee.pts
             av_frame_unref(frame)
-            return DecodedPicture(token: token, pixelBuffer: nil, damage: fault)
+            return DecodedPicture(token: token, pixelBuffer: nil, status: fault, isDeviceFault: true)
         }
-        return try super.picture(from: frame)
+        var picture = try LibavcodecContext.picture(from: frame)
+        picture.handOut = .surface(allowance)
+        return picture
+    }
+}
+
+/// The surfaces a GPU back end lets the application hold: its pool has `spareSurfaces` surfaces
+/// beyond libavcodec's own needs. While the application holds fewer pictures than that, the
+/// surface itself is handed out (and counted until the pixel buffer goes); beyond, the picture is
+/// copied to CPU memory so that its surface goes back to the pool: decoding never runs out of
+/// surfaces. Decided at hand-out, not when libavcodec returns the picture, so that a batch of
+/// pictures out of one drain does not count as held.
+final class SurfaceAllowance: Sendable {
+    private let spareSurfaces: Int
+    private let heldSurfaces = SurfaceCounter()
+
+    init(spareSurfaces: Int) {
+        self.spareSurfaces = spareSurfaces
     }
 
-    /// Prepares a picture to be handed to the application.
-    ///
-    /// The pool has `extraSurfaces` surfaces beyond libavcodec's own needs. While the application
-    /// holds fewer pictures than that, the surface itself is handed out (and counted until the
-    /// pixel buffer goes); beyond, the picture is copied to CPU memory so that its surface goes
-    /// back to the pool: decoding never runs out of surfaces. Decided at hand-out, not when
-    /// libavcodec returns the picture, so that a batch of pictures out of one drain does not
-    /// count as held.
+    /// The surface picture itself, counted, or a CPU copy of it.
     func handOut(_ image: PixelBuffer) -> PixelBuffer {
         guard image.isGPUSurface else { return image }
-        if heldSurfaces.count < extraSurfaces {
+        if heldSurfaces.count < spareSurfaces {
             try? image.withFrameForWriting { (frame) throws(VTError) in heldSurfaces.track(frame) }
             return image
         }
@@ -132,19 +156,6 @@ final class VAAPIDecoder: LibavcodecDecoder {
         guard let copied = copy ?? nil else { return image }
         copied.addCopiedBytes(copied.rawVideoByteCount)
         return copied
-    }
-
-    /// Whether `profile` is the stream's own profile, not one that contains it.
-    private static func isExactProfile(_ profile: HardwareDecodeProfile, for format: VideoFormatDescription) -> Bool {
-        let stream = format.stream
-        switch VAProfile(rawValue: profile.vaProfile) {
-        case VAProfileH264ConstrainedBaseline: return stream.profileIdc == 66
-        case VAProfileH264Main: return stream.profileIdc == 77
-        case VAProfileH264High: return stream.profileIdc == 100
-        case VAProfileHEVCMain: return stream.profileIdc == 1
-        case VAProfileHEVCMain10: return stream.profileIdc == 2
-        default: return false
-        }
     }
 }
 

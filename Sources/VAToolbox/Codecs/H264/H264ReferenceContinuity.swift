@@ -1,40 +1,38 @@
-/// Notices a lost reference picture, which libavcodec conceals without flagging the frames it
-/// damages: for H.264 by following `frame_num`, for HEVC by following the reference picture sets
-/// (``HEVCReferenceContinuity``).
+/// Notices a lost H.264 reference picture, which libavcodec conceals without flagging the frames
+/// it damages, by following `frame_num`.
 ///
 /// Clause 7.4.3: unless the SPS allows gaps (`gaps_in_frame_num_value_allowed_flag`), every
 /// picture's `frame_num` equals the previous reference picture's (`PrevRefFrameNum`) or the next
 /// value after it. Anything else means a reference picture went missing, and every picture from
 /// there up to the next IDR (or recovery point) may be wrong. The session reports those frames
 /// with ``VTError/videoDecoderReferenceMissing``.
-struct ReferenceContinuity {
+struct H264ReferenceContinuity: ReferenceTracker {
     private var sequenceParameterSets: [Int: H264SequenceParameterSet] = [:]
     private var pictureParameterSets: [Int: H264PictureParameterSet] = [:]
     private var prevRefFrameNum: Int?
-    private var hevc = HEVCReferenceContinuity()
     /// Whether pictures are being decoded without a reference they need.
     private(set) var isDamaged = false
-    /// Whether the last sample followed was a field picture (`field_pic_flag`): two such
-    /// samples make one output picture.
-    private(set) var lastWasFieldPicture = false
-    /// Whether the last sample followed was an HEVC RASL picture that decoders skip.
-    var lastWasSkippedLeadingPicture: Bool { hevc.lastWasSkippedLeadingPicture }
 
     /// Learns the parameter sets of a format description.
     mutating func learn(_ format: VideoFormatDescription) {
         for unit in format.parameterSetNALUnits { learn(unit) }
     }
 
-    /// Follows one sample; returns true when its picture may be wrong for want of a reference.
-    mutating func follow(_ sample: SampleBuffer) -> Bool {
+    /// Follows one sample: whether its picture may be wrong for want of a reference, and whether
+    /// it is a field picture (`field_pic_flag`: two such samples make one output picture).
+    mutating func follow(_ sample: SampleBuffer) -> FrameContinuity {
+        let damaged = followFrameNumbers(sample)
+        return FrameContinuity(
+            missingReference: damaged ? "a reference picture this frame depends on is missing (frame_num gap)" : nil,
+            isFieldPicture: lastWasFieldPicture)
+    }
+
+    /// Whether the last sample followed was a field picture.
+    private var lastWasFieldPicture = false
+
+    /// Follows `frame_num`; true while pictures are decoded without a reference they need.
+    private mutating func followFrameNumbers(_ sample: SampleBuffer) -> Bool {
         lastWasFieldPicture = false
-        if sample.formatDescription.codecType == .hevc {
-            let units = sample.nalUnits
-            for unit in units where unit.isParameterSet { hevc.learn(unit) }
-            guard let slice = units.first(where: \.isVCL) else { return hevc.isDamaged }
-            return hevc.follow(slice)
-        }
-        guard sample.formatDescription.codecType == .h264 else { return false }
         let units = sample.nalUnits
         for unit in units where unit.isParameterSet { learn(unit) }
         guard let slice = units.first(where: { [1, 5].contains($0.typeCode) }),
@@ -62,14 +60,9 @@ struct ReferenceContinuity {
     mutating func reset() {
         prevRefFrameNum = nil
         isDamaged = false
-        hevc.reset()
     }
 
     private mutating func learn(_ unit: NALUnit) {
-        if unit.codec == .hevc {
-            hevc.learn(unit)
-            return
-        }
         if let sps = try? H264SequenceParameterSet(unit) { sequenceParameterSets[sps.seqParameterSetId] = sps }
         if let pps = try? H264PictureParameterSet(unit) { pictureParameterSets[pps.picParameterSetId] = pps }
     }

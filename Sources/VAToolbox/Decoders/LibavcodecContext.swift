@@ -4,31 +4,21 @@ internal import CFFmpeg
     import Glibc
 #endif
 
-/// A picture out of a decoder, with the token of the sample it came from.
-struct DecodedPicture: Sendable {
-    /// The token given with the sample (``LibavcodecDecoder/send(_:token:)``).
-    let token: Int64
-    /// The picture; nil when the decoder produced one that must not be handed out (the GPU failed
-    /// to decode it).
-    let pixelBuffer: PixelBuffer?
-    /// Nil for a clean picture; otherwise why it is damaged (the decoder concealed errors, or a
-    /// reference picture was missing) or missing.
-    let damage: VTError?
-}
-
-/// H.264 / HEVC decoding through libavcodec, for one stream at a time: the send/receive loop
-/// shared by ``SoftwareDecoder`` (CPU) and ``VAAPIDecoder`` (GPU through libavcodec's VA-API
-/// hwaccel).
+/// One libavcodec decoder for one stream: the send/receive loop both back ends use
+/// (``SoftwareBackend`` on the CPU, ``VAAPIBackend`` through libavcodec's VA-API hwaccel).
 ///
 /// Not thread-safe: the session calls it from its own serial queue. Samples go in with
-/// ``send(_:token:)``; pictures come out in presentation order, each carrying the token of its
-/// sample. libavcodec delays output by the stream's reorder depth (and, with frame threads, by
-/// the thread count); ``drain()`` returns what it holds.
-class LibavcodecDecoder {
+/// ``send(_:token:picture:)``; pictures come out in presentation order, each carrying the token
+/// of its sample. libavcodec delays output by the stream's reorder depth (and, with frame
+/// threads, by the thread count); ``drain(picture:)`` returns what it holds. The caller turns
+/// each decoded frame into a picture (the `picture` closures): a back end decides there what its
+/// frames mean.
+final class LibavcodecContext {
+    /// Turns a decoded frame into a picture, moving the frame's buffers out.
+    typealias PictureMaker = (UnsafeMutablePointer<AVFrame>) throws(VTError) -> DecodedPicture
+
     /// The description whose stream this decoder is set up for.
     private(set) var formatDescription: VideoFormatDescription
-    /// Whether pictures are decoded on the GPU.
-    var isHardware: Bool { false }
 
     let context: UnsafeMutablePointer<AVCodecContext>
     private let packet: UnsafeMutablePointer<AVPacket>
@@ -38,19 +28,23 @@ class LibavcodecDecoder {
     ///
     /// - Parameters:
     ///   - formatDescription: The stream.
+    ///   - preferredDecoders: libavcodec decoders to try by name before the codec's native one
+    ///     (``CodecSupport/preferredSoftwareDecoders`` on the CPU; none for the hwaccel, which
+    ///     runs inside the native decoders).
     ///   - configure: Sets the decoder's options before it opens (threads, hwaccel).
     /// - Throws: ``VTError/couldNotFindVideoDecoder`` when libavcodec lacks the codec,
     ///   ``VTError/allocationFailed`` when memory runs out, ``VTError/couldNotCreateInstance`` when
     ///   `avcodec_open2` refuses the stream's configuration, or what `configure` throws.
     init(
-        formatDescription: VideoFormatDescription,
+        formatDescription: VideoFormatDescription, preferredDecoders: [String] = [],
         configure: (UnsafeMutablePointer<AVCodecContext>) throws(VTError) -> Void
     ) throws(VTError) {
         Self.quietLibraryLogging
-        let codecId = formatDescription.codecType == .hevc ? AV_CODEC_ID_HEVC : AV_CODEC_ID_H264
-        guard let codec = avcodec_find_decoder(codecId) else {
+        let support = formatDescription.codecSupport
+        let preferred = preferredDecoders.lazy.compactMap { avcodec_find_decoder_by_name($0) }.first
+        guard let codec = preferred ?? avcodec_find_decoder(support.libavcodecID) else {
             throw VTError.couldNotFindVideoDecoder.with(
-                "this libavcodec has no \(formatDescription.codecType) decoder",
+                "this libavcodec has no \(support.displayName) decoder",
                 hint: "install Debian's libavcodec59 (full FFmpeg build)")
         }
         guard let context = avcodec_alloc_context3(codec), let packet = av_packet_alloc(), let frame = av_frame_alloc()
@@ -61,20 +55,15 @@ class LibavcodecDecoder {
         self.packet = packet
         self.frame = frame
         self.formatDescription = formatDescription
-        // The avcC/hvcC record tells libavcodec the parameter sets and the NAL unit length size.
+        // The configuration record (avcC, hvcC, av1C) tells libavcodec the parameter sets and the
+        // framing; codecs whose streams configure themselves in band need none.
         let record = formatDescription.extensions.decoderConfigurationRecord
-        guard !record.isEmpty else {
+        if support.needsConfigurationRecord && record.isEmpty {
             throw VTError.couldNotCreateInstance.with(
-                "the format description has no avcC/hvcC record to configure the decoder with")
+                "the format description has no configuration record to configure the \(support.displayName) "
+                    + "decoder with")
         }
-        guard let extradata = av_mallocz(record.count + Int(AV_INPUT_BUFFER_PADDING_SIZE)) else {
-            throw VTError.allocationFailed.with("allocating the decoder configuration record")
-        }
-        record.withUnsafeBytes { bytes in
-            if let base = bytes.baseAddress { extradata.copyMemory(from: base, byteCount: bytes.count) }
-        }
-        context.pointee.extradata = extradata.assumingMemoryBound(to: UInt8.self)
-        context.pointee.extradata_size = Int32(record.count)
+        if !record.isEmpty { try Self.setExtradata(record, on: context) }
         // Exact cropping: without this flag libavcodec rounds an odd left/top crop to keep data aligned.
         context.pointee.flags |= Int32(AV_CODEC_FLAG_UNALIGNED)
         // The reorder depth the SPS states, or the DPB size it implies when it states none. Left
@@ -85,11 +74,23 @@ class LibavcodecDecoder {
         try configure(context)
         let status = avcodec_open2(context, codec, nil)
         guard status >= 0 else {
-            throw FFmpegStatus.error(
-                status, "avcodec_open2", "opening the libavcodec \(formatDescription.codecType) decoder"
-            )
-            .replacingStatus(with: .couldNotCreateInstance)
+            throw FFmpegStatus.error(status, "avcodec_open2", "opening the libavcodec \(support.displayName) decoder")
+                .replacingStatus(with: .couldNotCreateInstance)
         }
+    }
+
+    /// Copies a configuration record into the context's `extradata`, padded as libavcodec wants.
+    private static func setExtradata(
+        _ record: [UInt8], on context: UnsafeMutablePointer<AVCodecContext>
+    ) throws(VTError) {
+        guard let extradata = av_mallocz(record.count + Int(AV_INPUT_BUFFER_PADDING_SIZE)) else {
+            throw VTError.allocationFailed.with("allocating the decoder configuration record")
+        }
+        record.withUnsafeBytes { bytes in
+            if let base = bytes.baseAddress { extradata.copyMemory(from: base, byteCount: bytes.count) }
+        }
+        context.pointee.extradata = extradata.assumingMemoryBound(to: UInt8.self)
+        context.pointee.extradata_size = Int32(record.count)
     }
 
     /// libavcodec logs every concealed error to standard error, which is not a library's place:
@@ -108,66 +109,71 @@ class LibavcodecDecoder {
         av_frame_free(&frame)
     }
 
-    /// Decodes one sample's data (length-prefixed NAL units in the description's length size).
+    /// Decodes one sample's data.
     ///
-    /// - Returns: The pictures that became ready, in presentation order.
-    /// - Throws: ``VTError/videoDecoderBadData`` (or another mapped status) when libavcodec
-    ///   rejects the data; pictures already ready are not lost, the next call returns them.
-    func send(_ data: [UInt8], token: Int64) throws(VTError) -> [DecodedPicture] {
-        av_packet_unref(packet)
-        try FFmpegStatus.check(av_new_packet(packet, Int32(data.count)), "av_new_packet", "allocating a packet")
-        data.withUnsafeBytes {
-            packet.pointee.data.update(from: $0.bindMemory(to: UInt8.self).baseAddress!, count: data.count)
-        }
-        packet.pointee.pts = token
-        packet.pointee.dts = CFFmpeg_AV_NOPTS_VALUE()
-        var status = avcodec_send_packet(context, packet)
+    /// - Returns: The pictures that became ready, in presentation order, and the error when
+    ///   libavcodec rejected the data (``VTError/videoDecoderBadData`` or another mapped status)
+    ///   or a picture could not be received; the pictures that were ready are returned either way.
+    func send(_ data: [UInt8], token: Int64, picture: PictureMaker) -> (pictures: [DecodedPicture], error: VTError?) {
         var pictures: [DecodedPicture] = []
-        if FFmpegStatus.isAgain(status) {
-            // The decoder is full: take what it has ready, then the packet fits.
-            pictures = try receiveAll()
-            status = avcodec_send_packet(context, packet)
+        do throws(VTError) {
+            av_packet_unref(packet)
+            try FFmpegStatus.check(av_new_packet(packet, Int32(data.count)), "av_new_packet", "allocating a packet")
+            data.withUnsafeBytes { bytes in
+                guard let base = bytes.baseAddress else { return }
+                UnsafeMutableRawPointer(packet.pointee.data).copyMemory(from: base, byteCount: bytes.count)
+            }
+            packet.pointee.pts = token
+            packet.pointee.dts = CFFmpeg_AV_NOPTS_VALUE()
+            defer { av_packet_unref(packet) }
+            var status = avcodec_send_packet(context, packet)
+            if FFmpegStatus.isAgain(status) {
+                // The decoder is full: take what it has ready, then the packet fits.
+                try receiveAll(picture, into: &pictures)
+                status = avcodec_send_packet(context, packet)
+            }
+            if status < 0 && !FFmpegStatus.isAgain(status) {
+                throw FFmpegStatus.error(
+                    status, "avcodec_send_packet", "decoding a \(formatDescription.codecSupport.displayName) sample")
+            }
+            try receiveAll(picture, into: &pictures)
+            return (pictures, nil)
+        } catch {
+            return (pictures, error)
         }
-        av_packet_unref(packet)
-        if status < 0 && !FFmpegStatus.isAgain(status) {
-            throw sendError(status)
-        }
-        return pictures + (try receiveAll())
-    }
-
-    /// The error for a failed `avcodec_send_packet`.
-    func sendError(_ status: Int32) -> VTError {
-        FFmpegStatus.error(status, "avcodec_send_packet", "decoding a \(formatDescription.codecType) sample")
     }
 
     /// Returns every picture the decoder still holds (end of stream), then makes it ready to
     /// decode again from the next sync sample with the same description.
-    func drain() -> [DecodedPicture] {
+    func drain(picture: PictureMaker) -> [DecodedPicture] {
         _ = avcodec_send_packet(context, nil)
-        let pictures = (try? receiveAll()) ?? []
+        var pictures: [DecodedPicture] = []
+        try? receiveAll(picture, into: &pictures)
         avcodec_flush_buffers(context)
         return pictures
     }
 
-    /// Records that the stream continues with `newFormat`, whose parameter sets the caller sends in band.
+    /// Records that the stream continues with `newFormat`, whose configuration the caller sends in band.
     func adopt(_ newFormat: VideoFormatDescription) {
         formatDescription = newFormat
     }
 
-    private func receiveAll() throws(VTError) -> [DecodedPicture] {
-        var pictures: [DecodedPicture] = []
+    /// Receives every picture the decoder has ready, appending as it goes so that an error
+    /// loses none already received.
+    private func receiveAll(_ picture: PictureMaker, into pictures: inout [DecodedPicture]) throws(VTError) {
         while true {
             let status = avcodec_receive_frame(context, frame)
-            if FFmpegStatus.isAgain(status) || FFmpegStatus.isEndOfFile(status) { return pictures }
+            if FFmpegStatus.isAgain(status) || FFmpegStatus.isEndOfFile(status) { return }
             try FFmpegStatus.check(status, "avcodec_receive_frame", "receiving a decoded picture")
-            pictures.append(try picture(from: frame))
+            pictures.append(try picture(frame))
         }
     }
 
-    /// Wraps a decoded frame (moving its buffers out) as a picture.
-    func picture(from frame: UnsafeMutablePointer<AVFrame>) throws(VTError) -> DecodedPicture {
+    /// Wraps a decoded frame in CPU memory (or a surface frame, as a surface) as a picture,
+    /// moving its buffers out; its status is what libavcodec says is wrong with it.
+    static func picture(from frame: UnsafeMutablePointer<AVFrame>) throws(VTError) -> DecodedPicture {
         let token = frame.pointee.pts
-        let damage = Self.damage(of: frame)
+        let damage = damage(of: frame)
         let fullRange = frame.pointee.color_range == AVCOL_RANGE_JPEG
         let format = frame.pointee.format.pixelFormat
         let dataFormat = format == AV_PIX_FMT_VAAPI ? CFFmpeg_frame_hw_sw_format(frame) : format
@@ -181,7 +187,7 @@ class LibavcodecDecoder {
             throw VTError.allocationFailed.with("allocating a frame")
         }
         return DecodedPicture(
-            token: token, pixelBuffer: PixelBuffer(taking: reference, pixelFormat: pixelFormat), damage: damage)
+            token: token, pixelBuffer: PixelBuffer(taking: reference, pixelFormat: pixelFormat), status: damage)
     }
 
     /// What libavcodec says is wrong with a decoded frame.

@@ -1,0 +1,161 @@
+internal import CFFmpeg
+internal import CVAAPI
+
+/// Everything VAToolbox knows about one codec, in one place: how its samples are framed and
+/// checked, which of them start decoding, how a format description follows from its
+/// configuration record or its bitstream, how lost references are noticed, which libavcodec
+/// decoder and which VA-API profiles decode it, and which pixel format it decodes to.
+///
+/// The session, the decoder back ends, the file reader and the tool ask the codec's support
+/// (``CodecRegistry/support(for:)``) and never test for a codec themselves. Adding a codec is one
+/// conforming type and a row in ``CodecRegistry``. The model is cros-codecs' split between the
+/// parser (here), the stateless decoder logic and the back ends.
+protocol CodecSupport: Sendable {
+    /// The codec.
+    var codecType: VideoCodecType { get }
+    /// The codec's name for people: `"H.264"`, `"VP9"`.
+    var displayName: String { get }
+    /// FFmpeg's name of the codec (`"h264"`, `"vp9"`), the name the tool's JSON uses.
+    var ffmpegName: String { get }
+    /// The libavcodec codec the stream is, as libavformat reports it and the VA-API hwaccel decodes.
+    var libavcodecID: AVCodecID { get }
+    /// The libavcodec decoders to try on the CPU, by name, before the codec's native one
+    /// (libdav1d for AV1); empty for the native decoder.
+    var preferredSoftwareDecoders: [String] { get }
+    /// Whether libavcodec needs the format description's configuration record to start.
+    var needsConfigurationRecord: Bool { get }
+    /// The VA-API profiles the codec decodes through (its rows of the VA profile table), in
+    /// libva's order.
+    var hardwareProfiles: [VAProfile] { get }
+
+    /// Checks that a sample's data is framed the way this codec's samples are (length-prefixed
+    /// NAL units, OBUs, frames); a check that catches the common mistakes (Annex B start codes
+    /// where lengths are expected), not a decode.
+    ///
+    /// - Throws: ``VTError/sampleBufferInvalidSampleData`` with the reason.
+    func validateSample(_ data: ArraySlice<UInt8>, format: VideoFormatDescription) throws(VTError)
+
+    /// Whether libavcodec decodes the stream on the CPU and VAToolbox can hand out its pictures.
+    ///
+    /// - Throws: ``VTError/couldNotFindVideoDecoder`` naming what is not supported.
+    func checkSoftwareDecodable(_ format: VideoFormatDescription) throws(VTError)
+
+    /// Whether a session decoding `current` can go on with samples of `next` by reconfiguring in
+    /// band (the decoder reads the new configuration from the stream).
+    func canFollow(_ current: VideoFormatDescription, with next: VideoFormatDescription) -> Bool
+
+    /// The bytes to send the decoder ahead of `sample` when the stream changes to the sample's
+    /// description: the new configuration the sample does not carry itself.
+    func inBandConfiguration(for sample: SampleBuffer) -> [UInt8]
+
+    /// The VA profiles that decode a stream, best first, or why there are none. The caller
+    /// checks the driver's list, formats and size limits.
+    func hardwareProfileCandidates(for format: VideoFormatDescription) -> Result<[VAProfile], VTError>
+
+    /// Whether `profile` is the stream's own profile rather than one that contains it.
+    func isExactHardwareProfile(_ profile: VAProfile, for format: VideoFormatDescription) -> Bool
+
+    /// The pixel format libavcodec decodes the stream to on the CPU.
+    func softwarePixelFormat(for format: VideoFormatDescription) -> PixelFormat
+
+    /// A fresh tracker of the stream's reference pictures, for the frames libavcodec damages
+    /// silently.
+    func makeReferenceTracker() -> any ReferenceTracker
+}
+
+extension CodecSupport {
+    var preferredSoftwareDecoders: [String] { [] }
+    var needsConfigurationRecord: Bool { false }
+
+    func canFollow(_ current: VideoFormatDescription, with next: VideoFormatDescription) -> Bool {
+        current.codecType == next.codecType
+    }
+
+    func inBandConfiguration(for sample: SampleBuffer) -> [UInt8] { [] }
+
+    func makeReferenceTracker() -> any ReferenceTracker { UntrackedReferences() }
+
+    /// The planar format of a chroma format and bit depth, the way libavcodec's software
+    /// decoders name theirs.
+    func planarPixelFormat(chromaFormatIdc: Int, bitDepth: Int, fullRange: Bool) -> PixelFormat {
+        switch (chromaFormatIdc, bitDepth) {
+        case (0, 8): return .gray8
+        case (0, 10): return .gray10
+        case (1, 8): return fullRange ? .yuv420PlanarFullRange : .yuv420Planar
+        case (2, 8): return .yuv422Planar
+        case (3, 8): return .yuv444Planar
+        case (2, 10): return .yuv422Planar10
+        case (3, 10): return .yuv444Planar10
+        case (1, 12): return .yuv420Planar12
+        case (2, 12): return .yuv422Planar12
+        case (3, 12): return .yuv444Planar12
+        default: return .yuv420Planar10
+        }
+    }
+
+    func softwarePixelFormat(for format: VideoFormatDescription) -> PixelFormat {
+        let stream = format.stream
+        return planarPixelFormat(
+            chromaFormatIdc: stream.chromaFormatIdc, bitDepth: stream.bitDepthLuma,
+            fullRange: format.extensions.fullRangeVideo)
+    }
+}
+
+/// What following one sample tells about its frame, beyond what libavcodec reports.
+struct FrameContinuity: Sendable, Hashable {
+    /// Why the frame may be wrong for want of a reference picture; nil when its references are there.
+    var missingReference: String?
+    /// Whether the sample is a field picture (half of a frame): a second field comes out inside
+    /// the first field's picture, so no picture of its own is no loss.
+    var isFieldPicture = false
+    /// Whether the sample is a leading picture that decoders skip because decoding started at
+    /// its random access point (an HEVC RASL picture).
+    var isSkippedLeadingPicture = false
+}
+
+/// Follows a stream's reference pictures to notice a lost one, for codecs whose libavcodec
+/// decoder conceals the loss without flagging the frames it damages.
+protocol ReferenceTracker: Sendable {
+    /// Learns the configuration (parameter sets) of a format description.
+    mutating func learn(_ format: VideoFormatDescription)
+    /// Follows one sample in decode order.
+    mutating func follow(_ sample: SampleBuffer) -> FrameContinuity
+    /// Forgets the reference state (after a drain, decoding restarts at a sync sample).
+    mutating func reset()
+}
+
+/// The tracker of codecs whose decoder flags lost references itself.
+struct UntrackedReferences: ReferenceTracker {
+    mutating func learn(_ format: VideoFormatDescription) {}
+    mutating func follow(_ sample: SampleBuffer) -> FrameContinuity { FrameContinuity() }
+    mutating func reset() {}
+}
+
+/// The codecs VAToolbox decodes, by codec type.
+enum CodecRegistry {
+    /// Every supported codec, in the order the tool lists them.
+    static let all: [any CodecSupport] = [H264CodecSupport(), HEVCCodecSupport()]
+
+    /// The support of a codec; nil for a codec VAToolbox does not decode.
+    static func support(for codec: VideoCodecType) -> (any CodecSupport)? {
+        all.first { $0.codecType == codec }
+    }
+
+    /// The support of the codec libavformat reports for a stream.
+    static func support(forLibavcodecID id: AVCodecID) -> (any CodecSupport)? {
+        all.first { $0.libavcodecID == id }
+    }
+
+    /// `"H.264, HEVC, …"`, for messages that list what VAToolbox decodes.
+    static var names: String { all.map(\.displayName).joined(separator: ", ") }
+}
+
+extension VideoFormatDescription {
+    /// The support of the description's codec. A description exists only for a registered codec.
+    var codecSupport: any CodecSupport {
+        guard let support = CodecRegistry.support(for: codecType) else {
+            preconditionFailure("no codec support registered for \(codecType)")
+        }
+        return support
+    }
+}

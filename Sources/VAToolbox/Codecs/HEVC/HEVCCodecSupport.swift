@@ -1,0 +1,60 @@
+internal import CFFmpeg
+internal import CVAAPI
+
+/// HEVC / H.265: length-prefixed NAL units with VPS/SPS/PPS (`hvcC`), decoded by libavcodec's
+/// `hevc` decoder and, on the GPU, in VA-API's Main and Main 10 profiles.
+struct HEVCCodecSupport: NALUnitCodecSupport {
+    let codecType = VideoCodecType.hevc
+    let displayName = "HEVC"
+    let ffmpegName = "hevc"
+    var libavcodecID: AVCodecID { AV_CODEC_ID_HEVC }
+    var hardwareProfiles: [VAProfile] { [VAProfileHEVCMain, VAProfileHEVCMain10] }
+
+    /// `general_profile_idc` values libavcodec 5.1 decodes: none stated (0, decoded from the
+    /// SPS alone, as libavcodec does), Main, Main 10, Main Still Picture and the format range
+    /// extensions. Screen content coding, multiview, scalable and 3D are not.
+    static let decodableProfiles: Set<Int> = [0, 1, 2, 3, 4]
+
+    func checkSoftwareDecodable(_ format: VideoFormatDescription) throws(VTError) {
+        let stream = format.stream
+        guard Self.decodableProfiles.contains(stream.profileIdc) else {
+            throw VTError.couldNotFindVideoDecoder.with(
+                "HEVC profile \(stream.profileName) (general_profile_idc \(stream.profileIdc)) is not supported by "
+                    + "the software decoder; it decodes Main, Main 10, Main Still Picture and format range extensions")
+        }
+        let depth = max(stream.bitDepthLuma, stream.bitDepthChroma)
+        guard depth <= 12, stream.bitDepthLuma == stream.bitDepthChroma || depth <= 8 else {
+            throw VTError.couldNotFindVideoDecoder.with(
+                "the HEVC stream has \(stream.bitDepthLuma)-bit luma and \(stream.bitDepthChroma)-bit chroma; "
+                    + "VAToolbox decodes 8-, 10- and 12-bit HEVC")
+        }
+        if stream.chromaFormatIdc == 0 && depth > 10 {
+            throw VTError.couldNotFindVideoDecoder.with("monochrome HEVC above 10 bits is not supported")
+        }
+    }
+
+    /// Main and Main 10, 4:2:0; a Main stream is decoded in Main 10 when the driver lacks Main.
+    func hardwareProfileCandidates(for format: VideoFormatDescription) -> Result<[VAProfile], VTError> {
+        let stream = format.stream
+        let depth = max(stream.bitDepthLuma, stream.bitDepthChroma)
+        switch (stream.profileIdc, depth) {
+        case (1, 8) where stream.chromaFormatIdc == 1: return .success([VAProfileHEVCMain, VAProfileHEVCMain10])
+        case (2, 8...10) where stream.chromaFormatIdc == 1: return .success([VAProfileHEVCMain10])
+        default:
+            return .failure(
+                VTError.couldNotFindVideoDecoder.with(
+                    "HEVC \(stream.profileName) \(depth)-bit \(stream.chromaFormatName) has no VA-API decode profile "
+                        + "libavcodec can use (Main and Main 10, 4:2:0)"))
+        }
+    }
+
+    func isExactHardwareProfile(_ profile: VAProfile, for format: VideoFormatDescription) -> Bool {
+        switch profile {
+        case VAProfileHEVCMain: return format.stream.profileIdc == 1
+        case VAProfileHEVCMain10: return format.stream.profileIdc == 2
+        default: return false
+        }
+    }
+
+    func makeReferenceTracker() -> any ReferenceTracker { HEVCReferenceContinuity() }
+}

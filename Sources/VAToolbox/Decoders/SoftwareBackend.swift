@@ -1,0 +1,51 @@
+internal import CFFmpeg
+
+/// Decoding on the CPU through libavcodec, with frame threads (slice threads in real-time mode
+/// and for streams that may code fields).
+final class SoftwareBackend: DecoderBackend {
+    /// How the decoder runs.
+    struct Configuration: Sendable, Hashable {
+        /// Decoding threads; 0 lets libavcodec pick one per core.
+        var threadCount = 0
+        /// Low delay: slice threads instead of frame threads, so that no picture waits for other
+        /// threads (output order and reordering are unchanged).
+        var realTime = false
+    }
+
+    var hardware: HardwareDecoding? { nil }
+
+    private let decoder: LibavcodecContext
+
+    /// Opens a libavcodec software decoder for the stream a format description describes: the
+    /// codec's preferred decoder (libdav1d for AV1) when this libavcodec has it, else the native one.
+    ///
+    /// - Throws: See ``LibavcodecContext/init(formatDescription:preferredDecoders:configure:)``.
+    init(formatDescription: VideoFormatDescription, configuration: Configuration) throws(VTError) {
+        // Frame threads, except in real-time mode and for streams that may code field pictures:
+        // libavcodec 5.1 decoding field pairs on frame threads marks an occasional frame
+        // FF_DECODE_ERROR_CONCEALMENT_ACTIVE although its pixels are exact (a race; on
+        // HCAFF1_HHI one run in two), which would be reported as damage that is not there.
+        let sliceThreadsOnly = configuration.realTime || formatDescription.stream.mayBeInterlaced
+        decoder = try LibavcodecContext(
+            formatDescription: formatDescription,
+            preferredDecoders: formatDescription.codecSupport.preferredSoftwareDecoders
+        ) { context in
+            context.pointee.thread_count = Int32(max(0, configuration.threadCount))
+            context.pointee.thread_type =
+                sliceThreadsOnly ? Int32(FF_THREAD_SLICE) : Int32(FF_THREAD_FRAME | FF_THREAD_SLICE)
+        }
+    }
+
+    func decode(_ data: [UInt8], token: Int64) -> DecodeStep {
+        let (pictures, error) = decoder.send(data, token: token, picture: LibavcodecContext.picture)
+        return DecodeStep(pictures: pictures, failure: error.map { .sample($0, isDeviceFault: false) })
+    }
+
+    func drain() -> [DecodedPicture] {
+        decoder.drain(picture: LibavcodecContext.picture)
+    }
+
+    func reconfigure(for format: VideoFormatDescription) {
+        decoder.adopt(format)
+    }
+}

@@ -1,0 +1,365 @@
+import Synchronization
+
+/// The part of a ``DecompressionSession`` that runs on its serial queue: it owns the decoder back
+/// end and its lifecycle state, follows the stream's references, applies the failover policy, and
+/// hands each frame to the output handler exactly once.
+///
+/// Unchecked `Sendable`: every method is called on the session's serial queue only (from
+/// `decodeFrame`'s job, `finishDelayedFrames`, `invalidate`, or a handler call nested in one of
+/// them), so its mutable state is never touched by two threads at once; the conformance only lets
+/// the session's closures carry it there. What other threads read sits in `shared`, behind its lock.
+final class SessionDecoder: @unchecked Sendable {
+    /// The decoder's lifecycle.
+    enum Phase {
+        /// Decoding: every sample goes to the back end.
+        case decoding(any DecoderBackend)
+        /// The back end holds no references (after a drain, or after moving to another back
+        /// end): samples are skipped, as missing a reference, up to the next sync sample.
+        case awaitingSync(any DecoderBackend)
+        /// No back end could be started (the CPU decoder failed after the GPU's): every sample
+        /// fails.
+        case failed(VTError)
+        /// The session was invalidated and the back end released.
+        case released
+
+        var backend: (any DecoderBackend)? {
+            switch self {
+            case .decoding(let backend), .awaitingSync(let backend): backend
+            case .failed, .released: nil
+            }
+        }
+    }
+
+    /// One frame's work for the queue.
+    struct Job: Sendable {
+        let token: Int64
+        let sample: SampleBuffer
+        /// Whether the sample starts a new format description (the back end reconfigures).
+        let startsNewFormat: Bool
+        /// The new description's configuration the sample does not carry itself, sent ahead of it.
+        let inBandConfiguration: [UInt8]
+    }
+
+    private let shared: SharedSessionState
+    private let outputHandler: DecompressionSession.OutputHandler
+    private let specification: DecoderSpecification
+    /// The converter for requested attributes; nil hands out the decoder's pictures as they are.
+    private let transfer: PixelTransferJob?
+    private var phase: Phase
+    private var failover: FailoverPolicy
+    /// The stream's reference tracker, and the description whose configuration it last learned.
+    private var references: any ReferenceTracker
+    private var referencesFormat: VideoFormatDescription?
+
+    init(
+        backend: any DecoderBackend, formatDescription: VideoFormatDescription, specification: DecoderSpecification,
+        transfer: PixelTransferJob?, shared: SharedSessionState,
+        outputHandler: @escaping DecompressionSession.OutputHandler
+    ) {
+        phase = .decoding(backend)
+        failover = FailoverPolicy(specification: specification)
+        references = formatDescription.codecSupport.makeReferenceTracker()
+        self.specification = specification
+        self.transfer = transfer
+        self.shared = shared
+        self.outputHandler = outputHandler
+    }
+
+    // MARK: - The lifecycle
+
+    /// Decodes one accepted frame, or reports why it is not decoded.
+    func run(_ job: Job) {
+        guard !shared.withLock({ $0.isInvalidated }) else { return }  // invalidate() reports the frame
+        follow(job)
+        dispatch(job)
+    }
+
+    /// Decodes a frame already followed, as the phase allows.
+    private func dispatch(_ job: Job) {
+        switch phase {
+        case .decoding: decode(job)
+        case .awaitingSync(let backend) where job.sample.isSync:
+            phase = .decoding(backend)
+            decode(job)
+        case .awaitingSync:
+            finish(
+                job.token,
+                status: VTError.videoDecoderReferenceMissing.with("decoding restarts at the next sync sample"),
+                image: nil)
+        case .failed, .released:
+            finish(
+                job.token, status: VTError.couldNotCreateInstance.with("the session has no working decoder"),
+                image: nil)
+        }
+    }
+
+    /// Hands out every frame the back end holds back; afterwards it has no references, so
+    /// decoding goes on at the next sync sample.
+    func finishDelayedFrames() {
+        guard let backend = phase.backend else { return }
+        var pictures = backend.drain()
+        deliver(&pictures, from: backend, lostAfterDrain: true)
+        phase = .awaitingSync(backend)
+        references.reset()
+    }
+
+    /// Reports every frame still waiting as dropped by invalidation, and releases the back end.
+    func invalidate() {
+        let remaining = shared.withLock { state -> [PendingFrame] in
+            defer { state.pending.removeAll() }
+            return state.pending.sorted { $0.key < $1.key }.map(\.value)
+        }
+        for pending in remaining {
+            outputHandler(
+                pending.output(status: VTError.invalidSession.with("the session was invalidated"), image: nil))
+        }
+        phase = .released
+    }
+
+    // MARK: - Decoding
+
+    /// Follows the sample's references (the codec's tracker) and the GPU faults since the last
+    /// sync sample, noting on the frame what may be wrong with it.
+    private func follow(_ job: Job) {
+        let format = job.sample.formatDescription
+        if format != referencesFormat {
+            references.learn(format)
+            referencesFormat = format
+        }
+        let continuity = references.follow(job.sample)
+        let afterFault = failover.follow(isSync: job.sample.isSync)
+        shared.withLock { state in
+            guard var pending = state.pending[job.token] else { return }
+            if let missing = continuity.missingReference { pending.missingReference = missing }
+            pending.isFieldPicture = continuity.isFieldPicture
+            pending.isSkippedLeadingPicture = continuity.isSkippedLeadingPicture
+            if afterFault { pending.missingReference = FailoverPolicy.afterFault }
+            state.pending[job.token] = pending
+        }
+    }
+
+    /// Sends one sample to the back end and hands out what comes back; moves to the CPU when
+    /// the GPU cannot go on and the policy allows it.
+    private func decode(_ job: Job) {
+        guard case .decoding(let backend) = phase else { return }
+        var data = job.sample.data
+        if job.startsNewFormat {
+            backend.reconfigure(for: job.sample.formatDescription)
+            data = job.inBandConfiguration + data
+        }
+        var step = backend.decode(data, token: job.token)
+        if step.deviceFaulted { noteDeviceFault(after: job.token) }
+        deliver(&step.pictures, from: backend, lostAfterDrain: false)
+        switch step.failure {
+        case nil:
+            break
+        case .backEndCannotContinue(let error) where backend.hardware != nil && failover.movesOnSetupFailure:
+            // libavcodec could not start the hwaccel (a new stream configuration the driver
+            // refuses): the sample goes to the CPU instead.
+            let node = backend.hardware.map(\.renderNode.path) ?? "the GPU"
+            moveToSoftware(
+                from: backend, because: "VA-API on \(node) could not decode the stream: " + error.reason,
+                format: job.sample.formatDescription, sentUpTo: job.token - 1)
+            dispatch(job)
+            return
+        case .backEndCannotContinue(let error):
+            if backend.hardware != nil { countDeviceResult(isFault: false, token: job.token) }
+            finish(job.token, status: error, image: nil)
+        case .sample(let error, let isDeviceFault):
+            // With frame threads libavcodec may report an earlier packet's failure here; the
+            // frame is then reported against this sample, and a picture that still comes for it
+            // later is not handed out twice (`finish` forgets a token once reported).
+            if backend.hardware != nil { countDeviceResult(isFault: isDeviceFault, token: job.token) }
+            finish(job.token, status: error, image: nil)
+        }
+        if let hardware = backend.hardware, failover.movesAfterFaults {
+            moveToSoftware(
+                from: backend,
+                because: "the GPU (\(hardware.renderNode.path)) failed to decode \(failover.consecutiveFaults) "
+                    + "pictures in a row; decoding continues on the CPU from the next sync sample",
+                format: job.sample.formatDescription, sentUpTo: job.token)
+        }
+    }
+
+    /// Counts a GPU result toward the failover policy; a fault also damages the frames decoded
+    /// after it up to the next sync sample, which may refer to it.
+    private func countDeviceResult(isFault: Bool, token: Int64) {
+        failover.record(isFault: isFault)
+        if isFault { noteDeviceFault(after: token) }
+    }
+
+    /// Flags the frames decoded after a GPU fault, up to the next sync sample: they may refer to
+    /// the picture the GPU failed.
+    private func noteDeviceFault(after token: Int64) {
+        failover.noteFault()
+        shared.withLock { state in
+            for later in state.pending.keys where later > token {
+                state.pending[later]?.missingReference = FailoverPolicy.afterFault
+            }
+        }
+    }
+
+    /// Replaces the GPU back end by a CPU one: hands out the pictures the GPU still holds, reports
+    /// the frames it took and will never return, and waits for a sync sample.
+    ///
+    /// - Parameters:
+    ///   - hardware: The GPU back end.
+    ///   - reason: Why, for ``DecompressionSession/hardwareUnavailableReason``.
+    ///   - format: The stream's current description.
+    ///   - sentUpTo: The last token the GPU back end was given.
+    private func moveToSoftware(
+        from hardware: any DecoderBackend, because reason: String, format: VideoFormatDescription, sentUpTo: Int64
+    ) {
+        var pictures = hardware.drain()
+        deliver(&pictures, from: hardware, lostAfterDrain: false)
+        let abandoned = shared.withLock { $0.pending.keys.filter { $0 <= sentUpTo }.sorted() }
+        for token in abandoned {
+            finish(
+                token,
+                status: VTError.videoDecoderMalfunction.with(
+                    "the GPU decoder was abandoned before it output this frame"),
+                image: nil)
+        }
+        var why = reason
+        do throws(VTError) {
+            phase = .awaitingSync(try DecoderSelection.software(for: format, specification: specification))
+        } catch {
+            phase = .failed(error)
+            why += "; the CPU decoder could not start either: \(error.reason)"
+        }
+        failover.reset()
+        shared.withLock { state in
+            state.hardware = nil
+            state.hardwareUnavailableReason = why
+        }
+    }
+
+    // MARK: - Handing out
+
+    /// Hands decoded pictures to the output handler; after a drain, reports the frames the
+    /// back end produced no picture for.
+    ///
+    /// A frame without a picture is only known at a drain: libavcodec may hold a picture back for
+    /// as long as the stream's references keep it out of output order (long-term references do),
+    /// so no amount of waiting during decoding proves a picture lost.
+    ///
+    /// Empties `pictures` as it goes, so that a picture the handler has let go of is gone: a GPU
+    /// surface then returns to the pool before the next picture is handed out.
+    private func deliver(_ pictures: inout [DecodedPicture], from backend: any DecoderBackend, lostAfterDrain: Bool) {
+        pictures.reverse()
+        while let picture = pictures.popLast() {
+            if backend.hardware != nil { countDeviceResult(isFault: picture.isDeviceFault, token: picture.token) }
+            finish(picture.token, status: picture.status, image: picture.pixelBuffer, handOut: picture.handOut)
+        }
+        guard lostAfterDrain else { return }
+        let lost = shared.withLock { $0.pending.sorted { $0.key < $1.key } }
+        for (token, pending) in lost {
+            let status: VTError?
+            if pending.isFieldPicture {
+                // The second field of a pair: its field went into the picture of the first,
+                // which came out with the first's sample.
+                status = nil
+            } else if pending.isSkippedLeadingPicture {
+                status = VTError.videoDecoderReferenceMissing.with(
+                    "a RASL picture of the CRA picture decoding started at: it refers to pictures before the "
+                        + "start, so decoders skip it")
+            } else {
+                status = VTError.videoDecoderBadData.with("the decoder produced no picture for this frame")
+            }
+            finish(token, status: status, image: nil)
+        }
+    }
+
+    /// Calls the output handler for one frame and forgets it, converting its picture first when
+    /// the attributes ask for another format or size.
+    private func finish(_ token: Int64, status: VTError?, image: PixelBuffer?, handOut: HandOut = .asIs) {
+        guard let pending = shared.withLock({ $0.pending.removeValue(forKey: token) }) else { return }
+        // libavcodec conceals a lost reference without flagging the frames it damages.
+        let status = status ?? pending.missingReference.map { VTError.videoDecoderReferenceMissing.with($0) }
+        guard let image, !pending.flags.contains(.doNotOutputFrame) else {
+            outputHandler(pending.output(status: status, image: nil))
+            return
+        }
+        guard let transfer else {
+            outputHandler(pending.output(status: status, image: handOut.apply(to: image)))
+            return
+        }
+        do throws(VTError) {
+            let converted = try transfer.convert(image)
+            shared.withLock { $0.pool = transfer.transfer.currentPool }
+            outputHandler(pending.output(status: status, image: converted))
+        } catch {
+            outputHandler(pending.output(status: error, image: nil))
+        }
+    }
+}
+
+/// A session's shared state behind its lock, held by the session and by its decoder.
+final class SharedSessionState: Sendable {
+    private let state: Mutex<SessionState>
+
+    init(_ initial: SessionState) {
+        state = Mutex(initial)
+    }
+
+    /// Runs `body` with the state locked.
+    func withLock<Result, Failure: Error>(
+        _ body: (inout SessionState) throws(Failure) -> Result
+    ) throws(Failure) -> Result {
+        try state.withLock { (value: inout SessionState) throws(Failure) -> Result in try body(&value) }
+    }
+}
+
+/// What a session shares between the caller's threads and its queue, behind its lock.
+struct SessionState: Sendable {
+    var formatDescription: VideoFormatDescription
+    var isInvalidated = false
+    var nextToken: Int64 = 0
+    /// The frames accepted and not yet handed out, by token.
+    var pending: [Int64: PendingFrame] = [:]
+    /// The pool of converted output, once there is one.
+    var pool: PixelBufferPool?
+    /// The GPU in use; nil on the CPU.
+    var hardware: HardwareDecoding?
+    /// Why the GPU is not in use.
+    var hardwareUnavailableReason: String?
+}
+
+/// A frame accepted and not yet handed out.
+struct PendingFrame: Sendable {
+    let timing: SampleTimingInfo
+    let flags: DecodeFrameFlags
+    let refcon: (any Sendable)?
+    /// Whether the sample is a field picture (half of a frame).
+    var isFieldPicture = false
+    /// Whether the sample is a leading picture that decoders skip (decoding started at its
+    /// random access point).
+    var isSkippedLeadingPicture = false
+    /// Why the frame may lack a reference picture, when it may: a reference went missing
+    /// before it, or the GPU failed a picture it may refer to.
+    var missingReference: String?
+
+    func output(status: VTError?, image: PixelBuffer?) -> DecompressionOutput {
+        var info: DecodeInfoFlags = flags.contains(.enableAsynchronousDecompression) ? .asynchronous : []
+        if image == nil { info.insert(.frameDropped) }
+        return DecompressionOutput(
+            status: status, infoFlags: info, imageBuffer: image, presentationTimeStamp: timing.presentationTimeStamp,
+            presentationDuration: timing.duration, frameRefcon: refcon)
+    }
+}
+
+/// The conversion a session's image buffer attributes ask for.
+///
+/// Unchecked `Sendable`: like the back end, the converter is used only on the session's serial
+/// queue (from ``SessionDecoder``), never from two threads at once.
+final class PixelTransferJob: @unchecked Sendable {
+    let transfer = PixelTransfer()
+    let attributes: ImageBufferAttributes
+    init(attributes: ImageBufferAttributes) { self.attributes = attributes }
+
+    func convert(_ image: PixelBuffer) throws(VTError) -> PixelBuffer {
+        try transfer.transfer(
+            image, to: attributes.pixelFormat ?? image.pixelFormat, width: attributes.width ?? image.width,
+            height: attributes.height ?? image.height, minimumBufferCount: attributes.minimumBufferCount)
+    }
+}
