@@ -275,6 +275,8 @@ extension VATestDriverTests {
                 case conformance(String)
                 /// MPEG-2 made at test time from `testsrc2`, interlaced (`+ilme+ildct`) or not.
                 case mpeg2(interlaced: Bool)
+                /// An IVF file made at test time by `ffmpeg -f lavfi -i INPUT ARGUMENTS`.
+                case encoded(input: String, arguments: [String])
             }
 
             let name: String
@@ -286,6 +288,10 @@ extension VATestDriverTests {
             var frames: Int? = nil
             /// FFmpeg makes a new VA context when the size changes, which restarts the decode index.
             var changesResolution = false
+            /// 10-bit: P010 surfaces.
+            var tenBit = false
+            /// AV1 with film grain: the output is `current_display_picture`, not the render target.
+            var filmGrain = false
 
             var testDescription: String { name }
 
@@ -320,6 +326,12 @@ extension VATestDriverTests {
                         ])
                     try #require(result.status == 0, "ffmpeg could not make \(name): \(result.standardError)")
                     return url
+                case .encoded(let input, let arguments):
+                    let url = directory.appendingPathComponent("\(name).ivf")
+                    let result = try CommandRunner.ffmpeg(
+                        ["-f", "lavfi", "-i", input, "-frames:v", "8"] + arguments + ["-f", "ivf", "-y", url.path])
+                    try #require(result.status == 0, "ffmpeg could not make \(name): \(result.standardError)")
+                    return url
                 }
             }
         }
@@ -343,6 +355,31 @@ extension VATestDriverTests {
                 name: "av1 test-25fps", codec: .av1, source: .conformance("cros-codecs-av1/test-25fps.ivf.av1"),
                 profile: VAProfileAV1Profile0.rawValue),
             CodecStream(
+                name: "vp9 profile 2", codec: .vp9,
+                source: .encoded(
+                    input: "testsrc2=size=96x64:rate=25",
+                    arguments: [
+                        "-pix_fmt", "yuv420p10le", "-c:v", "libvpx-vp9", "-profile:v", "2", "-deadline", "realtime",
+                        "-cpu-used", "8",
+                    ]),
+                profile: VAProfileVP9Profile2.rawValue, tenBit: true),
+            CodecStream(
+                name: "av1 10-bit", codec: .av1,
+                source: .encoded(
+                    input: "testsrc2=size=96x64:rate=25",
+                    arguments: [
+                        "-pix_fmt", "yuv420p10le", "-c:v", "libaom-av1", "-cpu-used", "8", "-usage", "realtime",
+                    ]),
+                profile: VAProfileAV1Profile0.rawValue, tenBit: true),
+            CodecStream(
+                name: "av1 film grain", codec: .av1,
+                source: .encoded(
+                    input: "color=gray:size=128x128:rate=25,noise=alls=30:allf=t",
+                    arguments: [
+                        "-c:v", "libaom-av1", "-cpu-used", "8", "-usage", "realtime", "-denoise-noise-level", "50",
+                    ]),
+                profile: VAProfileAV1Profile0.rawValue, filmGrain: true),
+            CodecStream(
                 name: "mpeg2 progressive", codec: .mpeg2, source: .mpeg2(interlaced: false),
                 profile: VAProfileMPEG2Main.rawValue),
             CodecStream(
@@ -364,7 +401,8 @@ extension VATestDriverTests {
         }
 
         /// Output frames are cropped to their first two rows of 64 bytes (NV12: 64×2 luma + 64×1
-        /// chroma), which hold the stamp: the output stays small whatever the picture size.
+        /// chroma; P010: 32 samples of 2 bytes), which hold the stamp: the output stays small
+        /// whatever the picture size.
         static let rowBytes = 64
         static let frameBytes = 192
 
@@ -378,7 +416,8 @@ extension VATestDriverTests {
                 ] + (threads.map { ["-threads", "\($0)"] } ?? []) + stream.decoderArguments + ["-i", url.path]
                 + (stream.frames.map { ["-frames:v", "\($0)"] } ?? []) + [
                     "-fps_mode", "passthrough", "-autoscale", "0", "-vf",
-                    "hwdownload,format=nv12,crop=\(rowBytes):2:0:0", "-f", "rawvideo", "-",
+                    "hwdownload,format=\(stream.tenBit ? "p010le" : "nv12"),crop=\(rowBytes / (stream.tenBit ? 2 : 1)):2:0:0",
+                    "-f", "rawvideo", "-",
                 ]
             var variables = environment
             variables["VATB_LIVE_REPORT"] = "1"
@@ -438,6 +477,16 @@ extension VATestDriverTests {
             #expect(stamps.allSatisfy { $0.magic == "VATB" && $0.version == 1 && $0.profile == stream.profile })
             let pictures = try StreamPictures.pictures(of: stream.codec, in: try TestData.bytes(url))
             try #require(!pictures.isEmpty)
+            if stream.filmGrain {
+                // The stream does carry film grain, so what came out was current_display_picture.
+                let probe = try CommandRunner.ffprobe(
+                    [
+                        "-export_side_data", "film_grain", "-show_entries", "frame_side_data=side_data_type", "-of",
+                        "csv",
+                        url.path,
+                    ])
+                #expect(probe.text.contains("Film grain parameters"), "\(probe.text)")
+            }
             if stream.frames == nil {
                 // Every picture in the stream reached the driver, and no other.
                 #expect(run.live["end_pictures"] == pictures.count)
@@ -482,7 +531,11 @@ extension VATestDriverTests {
 
         // MARK: - Faults
 
-        static let faultStreams = streams.filter { !$0.changesResolution && $0.name != "mpeg2 interlaced" }
+        /// One stream per codec and source (the generated VP9/AV1 ones add nothing to the faults).
+        static let faultStreams = streams.filter {
+            ["vp8 test-25fps", "vp9 test-25fps", "vp9 show-existing-frame", "av1 test-25fps", "mpeg2 progressive"]
+                .contains($0.name)
+        }
 
         /// When the hwaccel cannot be set up, libavcodec falls back to software frames, which
         /// hwdownload refuses: ffmpeg fails without output, as for H.264.
