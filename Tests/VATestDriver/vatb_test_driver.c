@@ -22,6 +22,9 @@
 
 #include <va/va.h>
 #include <va/va_backend.h>
+#include <va/va_dec_av1.h>
+#include <va/va_dec_vp8.h>
+#include <va/va_dec_vp9.h>
 #include <va/va_drmcommon.h>
 
 // MARK: - Constants
@@ -79,6 +82,17 @@ typedef struct ObjectTable {
     uint32_t base;
 } ObjectTable;
 
+// The codec a profile belongs to: it decides which buffer types vaRenderPicture takes and what
+// the picture parameters say about the picture.
+typedef enum Codec {
+    CODEC_H264,
+    CODEC_HEVC,
+    CODEC_MPEG2,
+    CODEC_VP8,
+    CODEC_VP9,
+    CODEC_AV1,
+} Codec;
+
 typedef struct Config {
     VAProfile profile;
     VAEntrypoint entrypoint;
@@ -95,12 +109,14 @@ typedef struct Surface {
     uint32_t size;
     uint8_t *data;
     int derived_images;
-    // The first field of an H.264 field pair decoded into this surface, waiting for the second.
+    // The first field of an H.264 or MPEG-2 field pair decoded into this surface, waiting for the
+    // second.
     bool has_first_field;
     unsigned int first_field_flags;
     uint64_t first_field_hash;
     int32_t first_field_poc;
     uint32_t first_field_slices;
+    uint32_t first_field_bytes;
 } Surface;
 
 typedef struct Buffer {
@@ -127,6 +143,7 @@ typedef struct PendingSlice {
 typedef struct Context {
     VAConfigID config;
     VAProfile profile;
+    Codec codec;
     int width, height;
     VASurfaceID *render_targets;
     int num_render_targets;
@@ -136,9 +153,14 @@ typedef struct Context {
     VASurfaceID target;
     uint64_t hash;
     uint32_t slices;
+    uint32_t hashed_bytes;
     int32_t poc;
+    bool poc_is_decode_index; // no POC in the parameters: the stamp's POC is the decode index
+    bool continues_first_field;
     unsigned int field_flags;
     bool invalid_slice;
+    // AV1 with film grain: the surface the film-grained picture goes to (VA_INVALID_SURFACE if none).
+    VASurfaceID display_target;
     // Slice parameter elements rendered but not yet paired, as groups (one per buffer), FIFO.
     PendingSlice *pending;
     size_t *group_ends;
@@ -154,6 +176,7 @@ typedef struct Driver {
     pthread_mutex_t lock;
     ObjectTable configs, contexts, surfaces, buffers, images;
     bool trace;
+    bool live_report;
     bool fail_create_config;
     bool fail_create_context;
     FaultWindow fail_end_picture, fail_sync;
@@ -208,15 +231,25 @@ static void table_remove(ObjectTable *table, uint32_t id) {
 typedef struct ProfileInfo {
     VAProfile profile;
     const char *name;
-    unsigned int rt_format;
+    Codec codec;
+    unsigned int rt_format; // every RT format the profile decodes to (VAConfigAttribRTFormat)
 } ProfileInfo;
 
+// RT formats as real drivers report them: one bit depth per profile, except AV1 Profile 0, which
+// covers 8- and 10-bit 4:2:0 streams (intel/media-driver, media_ddi_decode_av1.cpp,
+// DdiDecodeAV1::CodecHalInit: "VAProfileAV1Profile0 supports both 420 8bit and 420 10bit").
 static const ProfileInfo profiles[] = {
-    {VAProfileH264ConstrainedBaseline, "H264ConstrainedBaseline", VA_RT_FORMAT_YUV420},
-    {VAProfileH264Main, "H264Main", VA_RT_FORMAT_YUV420},
-    {VAProfileH264High, "H264High", VA_RT_FORMAT_YUV420},
-    {VAProfileHEVCMain, "HEVCMain", VA_RT_FORMAT_YUV420},
-    {VAProfileHEVCMain10, "HEVCMain10", VA_RT_FORMAT_YUV420_10},
+    {VAProfileH264ConstrainedBaseline, "H264ConstrainedBaseline", CODEC_H264, VA_RT_FORMAT_YUV420},
+    {VAProfileH264Main, "H264Main", CODEC_H264, VA_RT_FORMAT_YUV420},
+    {VAProfileH264High, "H264High", CODEC_H264, VA_RT_FORMAT_YUV420},
+    {VAProfileHEVCMain, "HEVCMain", CODEC_HEVC, VA_RT_FORMAT_YUV420},
+    {VAProfileHEVCMain10, "HEVCMain10", CODEC_HEVC, VA_RT_FORMAT_YUV420_10},
+    {VAProfileMPEG2Simple, "MPEG2Simple", CODEC_MPEG2, VA_RT_FORMAT_YUV420},
+    {VAProfileMPEG2Main, "MPEG2Main", CODEC_MPEG2, VA_RT_FORMAT_YUV420},
+    {VAProfileVP8Version0_3, "VP8Version0_3", CODEC_VP8, VA_RT_FORMAT_YUV420},
+    {VAProfileVP9Profile0, "VP9Profile0", CODEC_VP9, VA_RT_FORMAT_YUV420},
+    {VAProfileVP9Profile2, "VP9Profile2", CODEC_VP9, VA_RT_FORMAT_YUV420_10},
+    {VAProfileAV1Profile0, "AV1Profile0", CODEC_AV1, VA_RT_FORMAT_YUV420 | VA_RT_FORMAT_YUV420_10},
 };
 #define PROFILE_COUNT ((int)(sizeof(profiles) / sizeof(profiles[0])))
 
@@ -227,9 +260,22 @@ static const ProfileInfo *profile_info(const Driver *driver, VAProfile profile) 
     return NULL;
 }
 
-static bool is_h264(VAProfile profile) {
-    return profile == VAProfileH264ConstrainedBaseline || profile == VAProfileH264Main
-        || profile == VAProfileH264High;
+// The buffer types FFmpeg 5.1's hwaccel renders for each codec (libavcodec/vaapi_h264.c,
+// vaapi_hevc.c, vaapi_mpeg2.c, vaapi_vp8.c, vaapi_vp9.c, vaapi_av1.c). Any other type is refused
+// with VA_STATUS_ERROR_UNSUPPORTED_BUFFERTYPE, as intel/media-driver does: its per-codec
+// RenderPicture (media_ddi_decode_av1.cpp DdiDecodeAV1::RenderPicture, media_ddi_decode_vp8.cpp
+// DdiDecodeVP8::RenderPicture, ...) hands an unknown type to DdiCpInterface::RenderCencPicture,
+// which returns that status without content protection (media_libva_cp_interface.cpp).
+static bool accepts_buffer_type(Codec codec, VABufferType type) {
+    switch (type) {
+    case VAPictureParameterBufferType:
+    case VASliceParameterBufferType:
+    case VASliceDataBufferType: return true;
+    case VAIQMatrixBufferType:
+        return codec == CODEC_H264 || codec == CODEC_HEVC || codec == CODEC_MPEG2 || codec == CODEC_VP8;
+    case VAProbabilityBufferType: return codec == CODEC_VP8;
+    default: return false;
+    }
 }
 
 static const VAImageFormat image_formats[] = {
@@ -290,6 +336,7 @@ static bool env_flag(const char *name) {
 
 static void parse_environment(Driver *driver) {
     driver->trace = env_flag("VATB_TRACE");
+    driver->live_report = env_flag("VATB_LIVE_REPORT");
     driver->fail_create_config = env_flag("VATB_FAIL_CREATE_CONFIG");
     driver->fail_create_context = env_flag("VATB_FAIL_CREATE_CONTEXT");
     parse_fault_window("VATB_FAIL_END_PICTURE", &driver->fail_end_picture);
@@ -419,7 +466,9 @@ static VAStatus vatb_CreateConfig(
     } else {
         for (int i = 0; i < num_attribs; i++) {
             if (attrib_list[i].type == VAConfigAttribRTFormat) {
-                if ((attrib_list[i].value & info->rt_format) == 0) status = VA_STATUS_ERROR_UNSUPPORTED_RT_FORMAT;
+                // The config keeps the formats asked for that the profile has.
+                rt_format = attrib_list[i].value & info->rt_format;
+                if (rt_format == 0) status = VA_STATUS_ERROR_UNSUPPORTED_RT_FORMAT;
             }
         }
     }
@@ -503,10 +552,10 @@ static VAStatus vatb_QuerySurfaceAttributes(
         count++;                                               \
     } while (0)
     const unsigned int settable = VA_SURFACE_ATTRIB_GETTABLE | VA_SURFACE_ATTRIB_SETTABLE;
-    if (config == NULL || config->rt_format == VA_RT_FORMAT_YUV420) {
+    if (config == NULL || (config->rt_format & VA_RT_FORMAT_YUV420) != 0) {
         ADD_ATTRIB(VASurfaceAttribPixelFormat, settable, VA_FOURCC_NV12);
     }
-    if (config == NULL || config->rt_format == VA_RT_FORMAT_YUV420_10) {
+    if (config == NULL || (config->rt_format & VA_RT_FORMAT_YUV420_10) != 0) {
         ADD_ATTRIB(VASurfaceAttribPixelFormat, settable, VA_FOURCC_P010);
     }
     ADD_ATTRIB(VASurfaceAttribMinWidth, VA_SURFACE_ATTRIB_GETTABLE, VATB_MIN_SIZE);
@@ -670,8 +719,10 @@ static VAStatus vatb_CreateContext(
         }
     }
     if (status == VA_STATUS_SUCCESS) {
+        const ProfileInfo *info = profile_info(driver, config->profile);
         context->config = config_id;
         context->profile = config->profile;
+        context->codec = info != NULL ? info->codec : CODEC_H264;
         context->width = picture_width;
         context->height = picture_height;
         context->num_render_targets = num_render_targets;
@@ -819,9 +870,13 @@ static void reset_picture(Context *context) {
     context->target = VA_INVALID_SURFACE;
     context->hash = FNV_OFFSET_BASIS;
     context->slices = 0;
+    context->hashed_bytes = 0;
     context->poc = 0;
+    context->poc_is_decode_index = false;
+    context->continues_first_field = false;
     context->field_flags = 0;
     context->invalid_slice = false;
+    context->display_target = VA_INVALID_SURFACE;
     context->pending_count = context->pending_head = 0;
     context->group_count = context->group_head = 0;
 }
@@ -841,34 +896,93 @@ static VAStatus vatb_BeginPicture(VADriverContextP ctx, VAContextID context_id, 
     LEAVE();
 }
 
+// The second field of a field pair continues the first field's hash, slice count and POC when
+// it is decoded into a surface whose last picture was a single field of the other parity (see
+// Docs/TestVADriver.md). This happens when the picture parameters are rendered, so they must come
+// before the slices, as FFmpeg renders them.
+static void continue_field_pair(Driver *driver, Context *context) {
+    Surface *surface = table_get(&driver->surfaces, context->target);
+    if (context->field_flags == 0 || surface == NULL || !surface->has_first_field
+        || surface->first_field_flags == context->field_flags || context->slices != 0) {
+        return;
+    }
+    context->hash = surface->first_field_hash;
+    context->slices = surface->first_field_slices;
+    context->hashed_bytes = surface->first_field_bytes;
+    context->continues_first_field = true;
+    if (surface->first_field_poc < context->poc) context->poc = surface->first_field_poc;
+}
+
+static void take_h264_picture_parameters(Driver *driver, Context *context, const VAPictureParameterBufferH264 *params) {
+    const VAPictureH264 *picture = &params->CurrPic;
+    unsigned int field = picture->flags & (VA_PICTURE_H264_TOP_FIELD | VA_PICTURE_H264_BOTTOM_FIELD);
+    if (field == VA_PICTURE_H264_TOP_FIELD) {
+        context->poc = picture->TopFieldOrderCnt;
+    } else if (field == VA_PICTURE_H264_BOTTOM_FIELD) {
+        context->poc = picture->BottomFieldOrderCnt;
+    } else {
+        field = 0;
+        context->poc = picture->TopFieldOrderCnt < picture->BottomFieldOrderCnt ? picture->TopFieldOrderCnt
+                                                                                : picture->BottomFieldOrderCnt;
+    }
+    context->field_flags = field;
+    continue_field_pair(driver, context);
+}
+
+// MPEG-2 has no POC in its VA parameters: the stamp's POC is the decode index (the first field's
+// for a field pair). picture_structure is 1 (top field), 2 (bottom field) or 3 (frame), as Mesa
+// reads it (src/gallium/frontends/va/picture_mpeg12.c, vlVaHandlePictureParameterBufferMPEG12).
+// FFmpeg decodes both fields of a frame into the same surface, one vaBeginPicture/vaEndPicture
+// each (libavcodec/mpeg12dec.c mpeg_field_start; vaapi_mpeg2.c sets is_first_field).
+static void take_mpeg2_picture_parameters(
+    Driver *driver, Context *context, const VAPictureParameterBufferMPEG2 *params
+) {
+    unsigned int structure = params->picture_coding_extension.bits.picture_structure;
+    context->poc_is_decode_index = true;
+    context->poc = (int32_t)(context->decode_index + 1);
+    context->field_flags = structure == 1 || structure == 2 ? structure : 0;
+    if (!params->picture_coding_extension.bits.is_first_field) continue_field_pair(driver, context);
+}
+
+// AV1: the POC field carries order_hint. With film grain (apply_grain), the decoded picture goes
+// to the render target (current_frame, kept for reference) and the film-grained one to
+// current_display_picture, the surface FFmpeg outputs (libavcodec/vaapi_av1.c,
+// vaapi_av1_start_frame). Real drivers write both: Mesa takes current_display_picture as
+// film_grain_target (src/gallium/frontends/va/picture_av1.c, vlVaHandlePictureParameterBufferAV1;
+// picture.c, vlVaQueryApplyFilmGrainAV1 and vlVaEndPicture), intel/media-driver as
+// filmGrainOutSurface (media_ddi_decode_av1.cpp, DdiDecodeAV1::ParsePicParams and SetDecodeParams).
+static void take_av1_picture_parameters(Context *context, const VADecPictureParameterBufferAV1 *params) {
+    context->poc = params->order_hint;
+    context->display_target = params->film_grain_info.film_grain_info_fields.bits.apply_grain
+        ? params->current_display_picture
+        : VA_INVALID_SURFACE;
+}
+
 static void take_picture_parameters(Driver *driver, Context *context, const Buffer *buffer) {
     size_t size = (size_t)buffer->element_size * buffer->num_elements;
-    if (is_h264(context->profile) && size >= sizeof(VAPictureParameterBufferH264)) {
-        const VAPictureParameterBufferH264 *params = (const void *)buffer->data;
-        const VAPictureH264 *picture = &params->CurrPic;
-        unsigned int field = picture->flags & (VA_PICTURE_H264_TOP_FIELD | VA_PICTURE_H264_BOTTOM_FIELD);
-        if (field == VA_PICTURE_H264_TOP_FIELD) {
-            context->poc = picture->TopFieldOrderCnt;
-        } else if (field == VA_PICTURE_H264_BOTTOM_FIELD) {
-            context->poc = picture->BottomFieldOrderCnt;
-        } else {
-            field = 0;
-            context->poc = picture->TopFieldOrderCnt < picture->BottomFieldOrderCnt ? picture->TopFieldOrderCnt
-                                                                                    : picture->BottomFieldOrderCnt;
+    const void *data = buffer->data;
+    switch (context->codec) {
+    case CODEC_H264:
+        if (size >= sizeof(VAPictureParameterBufferH264)) take_h264_picture_parameters(driver, context, data);
+        break;
+    case CODEC_HEVC:
+        if (size >= sizeof(VAPictureParameterBufferHEVC)) {
+            context->poc = ((const VAPictureParameterBufferHEVC *)data)->CurrPic.pic_order_cnt;
+            context->field_flags = 0;
         }
-        context->field_flags = field;
-        // The second field of a pair continues the first field's hash (see Docs/TestVADriver.md).
-        Surface *surface = table_get(&driver->surfaces, context->target);
-        if (field != 0 && surface != NULL && surface->has_first_field && surface->first_field_flags != field
-            && context->slices == 0) {
-            context->hash = surface->first_field_hash;
-            context->slices = surface->first_field_slices;
-            if (surface->first_field_poc < context->poc) context->poc = surface->first_field_poc;
-        }
-    } else if (!is_h264(context->profile) && size >= sizeof(VAPictureParameterBufferHEVC)) {
-        const VAPictureParameterBufferHEVC *params = (const void *)buffer->data;
-        context->poc = params->CurrPic.pic_order_cnt;
-        context->field_flags = 0;
+        break;
+    case CODEC_MPEG2:
+        if (size >= sizeof(VAPictureParameterBufferMPEG2)) take_mpeg2_picture_parameters(driver, context, data);
+        break;
+    case CODEC_VP8:
+    case CODEC_VP9:
+        // No POC: the stamp's POC is the decode index.
+        context->poc_is_decode_index = true;
+        context->poc = (int32_t)(context->decode_index + 1);
+        break;
+    case CODEC_AV1:
+        if (size >= sizeof(VADecPictureParameterBufferAV1)) take_av1_picture_parameters(context, data);
+        break;
     }
 }
 
@@ -917,6 +1031,7 @@ static void hash_slice_data(Context *context, const Buffer *buffer) {
         while (length > 0 && bytes[length - 1] == 0) length--;
         context->hash = fnv1a(context->hash, bytes, length);
         context->slices += 1;
+        context->hashed_bytes += (uint32_t)length;
     }
 }
 
@@ -931,8 +1046,14 @@ static VAStatus vatb_RenderPicture(VADriverContextP ctx, VAContextID context_id,
         status = VA_STATUS_ERROR_OPERATION_FAILED;
         LEAVE();
     }
-    for (int i = 0; i < num_buffers; i++) {
-        if (table_get(&driver->buffers, buffers[i]) == NULL) status = VA_STATUS_ERROR_INVALID_BUFFER;
+    // Every buffer is checked before any is used, so a refused call changes nothing.
+    for (int i = 0; status == VA_STATUS_SUCCESS && i < num_buffers; i++) {
+        const Buffer *buffer = table_get(&driver->buffers, buffers[i]);
+        if (buffer == NULL || buffer->owned_by_image) {
+            status = VA_STATUS_ERROR_INVALID_BUFFER;
+        } else if (!accepts_buffer_type(context->codec, buffer->type)) {
+            status = VA_STATUS_ERROR_UNSUPPORTED_BUFFERTYPE;
+        }
     }
     for (int i = 0; status == VA_STATUS_SUCCESS && i < num_buffers; i++) {
         const Buffer *buffer = table_get(&driver->buffers, buffers[i]);
@@ -966,18 +1087,18 @@ static void fill_picture(Surface *surface, uint64_t hash) {
     memset(surface->data + surface->chroma_offset, 0x80, surface->size - surface->chroma_offset);
 }
 
-static void write_stamp(
-    Surface *surface, const char *magic, int32_t poc, uint32_t decode_index, uint64_t hash, uint32_t slices,
-    VAProfile profile
-) {
+// Fills the picture and writes the stamp (Docs/TestVADriver.md, "The stamp").
+static void stamp_picture(Surface *surface, const char *magic, const Context *context, uint32_t decode_index) {
+    fill_picture(surface, context->hash);
     uint8_t *stamp = surface->data;
     memcpy(stamp, magic, 4);
     write_u32(stamp + 4, VATB_STAMP_VERSION);
-    write_u32(stamp + 8, (uint32_t)poc);
+    write_u32(stamp + 8, (uint32_t)context->poc);
     write_u32(stamp + 12, decode_index);
-    write_u64(stamp + 16, hash);
-    write_u32(stamp + 24, slices);
-    write_u32(stamp + 28, (uint32_t)profile);
+    write_u64(stamp + 16, context->hash);
+    write_u32(stamp + 24, context->slices);
+    write_u32(stamp + 28, (uint32_t)context->profile);
+    write_u32(stamp + 32, context->hashed_bytes);
 }
 
 static VAStatus vatb_EndPicture(VADriverContextP ctx, VAContextID context_id) {
@@ -995,24 +1116,34 @@ static VAStatus vatb_EndPicture(VADriverContextP ctx, VAContextID context_id) {
         LEAVE();
     }
     driver->end_picture_calls += 1;
+    // The film-grain output surface of an AV1 picture, if any (see take_av1_picture_parameters).
+    Surface *display = NULL;
+    if (context->display_target != VA_INVALID_SURFACE && context->display_target != context->target) {
+        display = table_get(&driver->surfaces, context->display_target);
+        if (display == NULL) context->invalid_slice = true;
+    }
     bool fail = in_fault_window(&driver->fail_end_picture, driver->end_picture_calls) || context->invalid_slice;
-    fill_picture(surface, context->hash);
     if (fail) {
-        write_stamp(surface, "FALT", context->poc, 0, context->hash, context->slices, context->profile);
+        stamp_picture(surface, "FALT", context, 0);
+        if (display != NULL) stamp_picture(display, "FALT", context, 0);
         surface->has_first_field = false;
         atomic_fetch_add(&total_failed_end_pictures, 1);
         status = VA_STATUS_ERROR_DECODING_ERROR;
     } else {
         context->decode_index += 1;
-        write_stamp(
-            surface, "VATB", context->poc, context->decode_index, context->hash, context->slices, context->profile);
-        bool first_field = context->field_flags != 0 && !surface->has_first_field;
+        if (context->poc_is_decode_index && !context->continues_first_field) {
+            context->poc = (int32_t)context->decode_index;
+        }
+        stamp_picture(surface, "VATB", context, context->decode_index);
+        if (display != NULL) stamp_picture(display, "VATB", context, context->decode_index);
+        bool first_field = context->field_flags != 0 && !context->continues_first_field;
         surface->has_first_field = first_field;
         if (first_field) {
             surface->first_field_flags = context->field_flags;
             surface->first_field_hash = context->hash;
             surface->first_field_poc = context->poc;
             surface->first_field_slices = context->slices;
+            surface->first_field_bytes = context->hashed_bytes;
         }
         atomic_fetch_add(&total_end_pictures, 1);
     }
@@ -1452,10 +1583,22 @@ static VAStatus vatb_Terminate(VADriverContextP ctx) {
     free_table(&driver->contexts, free_context_item);
     free_table(&driver->surfaces, free_surface_item);
     free_table(&driver->configs, free);
+    bool live_report = driver->live_report;
     pthread_mutex_destroy(&driver->lock);
     free(driver);
     ctx->pDriverData = NULL;
     atomic_fetch_sub(&live_drivers, 1);
+    if (live_report) {
+        // For a test that runs a client as a subprocess: the process-wide counters once this
+        // driver instance is gone (libva dlcloses the driver right after).
+        VATBLiveObjects live;
+        vatb_test_driver_live_objects(&live);
+        fprintf(stderr,
+            "vatb: live drivers=%ld configs=%ld contexts=%ld surfaces=%ld buffers=%ld images=%ld "
+            "end_pictures=%ld failed_end_pictures=%ld syncs=%ld\n",
+            live.drivers, live.configs, live.contexts, live.surfaces, live.buffers, live.images, live.end_pictures,
+            live.failed_end_pictures, live.syncs);
+    }
     return VA_STATUS_SUCCESS;
 }
 
