@@ -24,9 +24,21 @@ protocol CodecSupport: Sendable {
     var preferredSoftwareDecoders: [String] { get }
     /// Whether libavcodec needs the format description's configuration record to start.
     var needsConfigurationRecord: Bool { get }
+    /// The libavcodec decoder the VA-API hwaccel runs inside, by name, when the codec's default
+    /// decoder is another (libdav1d has no hwaccel: AV1 on the GPU needs the native `av1`).
+    var hardwareDecoderName: String? { get }
     /// The VA-API profiles the codec decodes through (its rows of the VA profile table), in
     /// libva's order.
     var hardwareProfiles: [VAProfile] { get }
+
+    /// A format description from what a container says of the stream (its configuration record
+    /// and codec parameters); nil when the description must come from the stream's own in-band
+    /// headers (H.264 and HEVC carried as Annex B).
+    ///
+    /// - Throws: ``VTError/formatDescriptionInvalidParameter`` when the configuration record is
+    ///   malformed; ``VTError/couldNotFindVideoDecoder`` for a sample layout VAToolbox cannot
+    ///   hand out.
+    func formatDescription(container parameters: StreamParameters) throws(VTError) -> VideoFormatDescription?
 
     /// Checks that a sample's data is framed the way this codec's samples are (length-prefixed
     /// NAL units, OBUs, frames); a check that catches the common mistakes (Annex B start codes
@@ -65,7 +77,48 @@ protocol CodecSupport: Sendable {
 
 extension CodecSupport {
     var preferredSoftwareDecoders: [String] { [] }
+    var hardwareDecoderName: String? { nil }
     var needsConfigurationRecord: Bool { false }
+
+    /// A description of a stream whose frames configure the decoder themselves, from the
+    /// container's parameters: sizes, sample format, colour, and the configuration record kept
+    /// as the sample description's extension atom.
+    ///
+    /// - Parameters:
+    ///   - parameters: The container's parameters.
+    ///   - profileName: The profile's name as FFmpeg prints it.
+    ///   - profileIdc: The profile's number in the codec's own terms.
+    ///   - levelIdc: The level's number in the codec's own terms, 0 when unknown.
+    ///   - levelName: The level's name.
+    ///   - configuration: In-band configuration units (AV1 sequence header, MPEG-2 sequence header).
+    /// - Throws: ``VTError/couldNotFindVideoDecoder`` for a sample layout with no chroma format
+    ///   (RGB, 4:4:0, 4:1:1).
+    func describedByContainer(
+        _ parameters: StreamParameters, profileName: String, profileIdc: Int, levelIdc: Int, levelName: String,
+        configuration: [[UInt8]] = []
+    ) throws(VTError) -> VideoFormatDescription {
+        guard let chroma = parameters.chromaFormatIdc else {
+            throw VTError.couldNotFindVideoDecoder.with(
+                "the \(displayName) stream's samples are \(parameters.pixelFormatName), a layout VAToolbox does not "
+                    + "hand out (it decodes 4:0:0, 4:2:0, 4:2:2 and 4:4:4 YCbCr)")
+        }
+        guard parameters.width > 0, parameters.height > 0, parameters.width <= 16384, parameters.height <= 16384 else {
+            throw VTError.formatDescriptionInvalidParameter.with(
+                "the \(displayName) stream's size \(parameters.width)x\(parameters.height) is not one a decoder can start from"
+            )
+        }
+        var stream = StreamProperties(
+            profileName: profileName, profileIdc: profileIdc, levelIdc: levelIdc, highTier: false,
+            chromaFormatIdc: chroma, bitDepthLuma: parameters.bitDepth, bitDepthChroma: parameters.bitDepth,
+            maxNumReorderFrames: parameters.reorderDepth, maxDecFrameBuffering: parameters.reorderDepth + 1,
+            mayBeInterlaced: parameters.mayBeInterlaced, frameDuration: nil)
+        stream.statedLevelName = levelName
+        let size = VideoDimensions(width: Int32(parameters.width), height: Int32(parameters.height))
+        return VideoFormatDescription(
+            codecType: codecType, parameterSets: configuration, nalUnitHeaderLength: 0, codedDimensions: size,
+            cleanAperture: CleanAperture(left: 0, top: 0, width: parameters.width, height: parameters.height),
+            stream: stream, extensions: parameters.extensions)
+    }
 
     func canFollow(_ current: VideoFormatDescription, with next: VideoFormatDescription) -> Bool {
         current.codecType == next.codecType
@@ -111,6 +164,9 @@ struct FrameContinuity: Sendable, Hashable {
     /// Whether the sample is a leading picture that decoders skip because decoding started at
     /// its random access point (an HEVC RASL picture).
     var isSkippedLeadingPicture = false
+    /// Whether the sample shows no picture of its own (a hidden VP9 or AV1 frame alone in its
+    /// sample, decoded only as a reference): no picture for it is no loss.
+    var showsNoPicture = false
 }
 
 /// Follows a stream's reference pictures to notice a lost one, for codecs whose libavcodec
@@ -134,7 +190,10 @@ struct UntrackedReferences: ReferenceTracker {
 /// The codecs VAToolbox decodes, by codec type.
 enum CodecRegistry {
     /// Every supported codec, in the order the tool lists them.
-    static let all: [any CodecSupport] = [H264CodecSupport(), HEVCCodecSupport()]
+    static let all: [any CodecSupport] = [
+        H264CodecSupport(), HEVCCodecSupport(), AV1CodecSupport(), VP9CodecSupport(), VP8CodecSupport(),
+        MPEG2CodecSupport(),
+    ]
 
     /// The support of a codec; nil for a codec VAToolbox does not decode.
     static func support(for codec: VideoCodecType) -> (any CodecSupport)? {

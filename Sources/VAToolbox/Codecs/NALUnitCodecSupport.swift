@@ -1,9 +1,20 @@
 /// The part of codec support shared by the codecs whose samples are length-prefixed NAL units
 /// (H.264, HEVC): framing checks, in-band parameter sets and format changes.
-protocol NALUnitCodecSupport: CodecSupport {}
+protocol NALUnitCodecSupport: CodecSupport {
+    /// A description from the codec's decoder configuration record (`avcC`, `hvcC`).
+    func formatDescription(record: [UInt8]) throws(VTError) -> VideoFormatDescription
+}
 
 extension NALUnitCodecSupport {
     var needsConfigurationRecord: Bool { true }
+
+    /// From the `avcC`/`hvcC` record (version 1); nil for Annex B extradata or none, which the
+    /// stream's own parameter sets describe.
+    func formatDescription(container parameters: StreamParameters) throws(VTError) -> VideoFormatDescription? {
+        let record = parameters.configurationRecord
+        guard record.first == 1 else { return nil }
+        return try formatDescription(record: record)
+    }
 
     /// The length prefixes must tile the data exactly, and each unit must have a valid header.
     func validateSample(_ data: ArraySlice<UInt8>, format: VideoFormatDescription) throws(VTError) {

@@ -17,12 +17,34 @@ public struct VideoCodecType: RawRepresentable, Sendable, Hashable, CustomString
     public static let h264 = VideoCodecType(fourCC: "avc1")
     /// HEVC / H.265, `'hvc1'` (`kCMVideoCodecType_HEVC`).
     public static let hevc = VideoCodecType(fourCC: "hvc1")
+    /// AV1, `'av01'` (`kCMVideoCodecType_AV1`).
+    public static let av1 = VideoCodecType(fourCC: "av01")
+    /// VP9, `'vp09'` (`kCMVideoCodecType_VP9`).
+    public static let vp9 = VideoCodecType(fourCC: "vp09")
+    /// VP8, `'vp08'` (the sample entry name of VP8 in ISOBMFF; CoreMedia has no constant).
+    public static let vp8 = VideoCodecType(fourCC: "vp08")
+    /// MPEG-2 video (H.262), `'mp2v'` (`kCMVideoCodecType_MPEG2Video`).
+    public static let mpeg2Video = VideoCodecType(fourCC: "mp2v")
 
     /// The four characters, for example `"avc1"`.
     public var fourCC: String { FourCC.string(rawValue) }
 
-    /// `"avc1"` or `"hvc1"`.
+    /// The FourCC: `"avc1"`, `"hvc1"`, `"av01"`, `"vp09"`, `"vp08"`, `"mp2v"`.
     public var description: String { fourCC }
+
+    /// The codec's name for people, `"H.264"`, `"HEVC"`, `"AV1"`, `"VP9"`, `"VP8"` or
+    /// `"MPEG-2"`; the FourCC for a codec VAToolbox does not decode.
+    public var name: String { CodecRegistry.support(for: self)?.displayName ?? fourCC }
+
+    /// FFmpeg's name of the codec (`"h264"`, `"hevc"`, `"av1"`, `"vp9"`, `"vp8"`,
+    /// `"mpeg2video"`), as `ffprobe` prints `codec_name`; nil for a codec VAToolbox does not decode.
+    public var ffmpegName: String? { CodecRegistry.support(for: self)?.ffmpegName }
+
+    /// Whether VAToolbox decodes the codec.
+    public var isDecodable: Bool { CodecRegistry.support(for: self) != nil }
+
+    /// Every codec VAToolbox decodes.
+    public static var decodable: [VideoCodecType] { CodecRegistry.all.map(\.codecType) }
 
     /// The length in bytes of this codec's NAL unit header (1 for H.264, 2 for HEVC), or nil for a
     /// codec that is not NAL-unit based.

@@ -11,13 +11,17 @@
 /// print(format.codedDimensions)     // 1920x1088
 /// ```
 public struct VideoFormatDescription: Sendable, Hashable, CustomStringConvertible {
-    /// The codec, ``VideoCodecType/h264`` or ``VideoCodecType/hevc``
-    /// (`CMFormatDescriptionGetMediaSubType`).
+    /// The codec (`CMFormatDescriptionGetMediaSubType`): ``VideoCodecType/h264``,
+    /// ``VideoCodecType/hevc``, ``VideoCodecType/av1``, ``VideoCodecType/vp9``,
+    /// ``VideoCodecType/vp8`` or ``VideoCodecType/mpeg2Video``.
     public let codecType: VideoCodecType
     /// The parameter set NAL units in the order they were given: for H.264 the SPSs, PPSs and SPS
-    /// extensions; for HEVC the VPSs, SPSs and PPSs.
+    /// extensions; for HEVC the VPSs, SPSs and PPSs. For AV1 the sequence header OBU when the
+    /// description was made from one, for MPEG-2 the sequence header and its extensions when
+    /// known; empty for VP8 and VP9, whose frames carry their own configuration.
     public let parameterSets: [[UInt8]]
-    /// The size of the length prefix of each NAL unit in samples: 1, 2 or 4 bytes.
+    /// The size of the length prefix of each NAL unit in samples: 1, 2 or 4 bytes; 0 for codecs
+    /// whose samples are not NAL units (AV1, VP9, VP8, MPEG-2).
     public let nalUnitHeaderLength: Int
     /// The picture size after cropping (`CMVideoFormatDescriptionGetDimensions`).
     public let dimensions: VideoDimensions
@@ -143,9 +147,13 @@ public struct CleanAperture: Sendable, Hashable {
 public struct StreamProperties: Sendable, Hashable {
     /// The profile's name as FFmpeg prints it, for example `"High"` or `"Main 10"`.
     public var profileName: String
-    /// `profile_idc` (H.264) or `general_profile_idc` (HEVC).
+    /// `profile_idc` (H.264), `general_profile_idc` (HEVC), `seq_profile` (AV1), the profile
+    /// (VP9: 0–3; VP8: the version, 0–3), or MPEG-2's `profile_and_level_indication` profile
+    /// (4 Main, 5 Simple, 1 High, 2 Spatial, 3 SNR, 0 for 4:2:2).
     public var profileIdc: Int
-    /// `level_idc` (H.264: 10 × the level) or `general_level_idc` (HEVC: 30 × the level).
+    /// `level_idc` (H.264: 10 × the level), `general_level_idc` (HEVC: 30 × the level),
+    /// `seq_level_idx` (AV1), the level code of MPEG-2 (4 High, 6 High 1440, 8 Main, 10 Low), or
+    /// 0 when the stream states none.
     public var levelIdc: Int
     /// Whether the HEVC stream uses the High tier (always false for H.264).
     public var highTier: Bool
@@ -166,8 +174,11 @@ public struct StreamProperties: Sendable, Hashable {
     /// The duration of a frame from the VUI timing information, when the stream gives one.
     public var frameDuration: MediaTime?
 
-    /// The level as a number: `"4.1"` (H.264 `level_idc` 41, HEVC `general_level_idc` 123), `"1b"`.
+    /// The level as a number: `"4.1"` (H.264 `level_idc` 41, HEVC `general_level_idc` 123), `"1b"`;
+    /// for AV1 the level of `seq_level_idx` (`"4.0"`), for MPEG-2 its name (`"Main"`), and
+    /// `"unknown"` for VP8 and VP9, whose streams state none.
     public var levelName: String {
+        if let statedLevelName { return statedLevelName }
         if !isHEVC && levelIdc == 9 { return "1b" }
         let tenths = isHEVC ? levelIdc / 3 : levelIdc
         return tenths % 10 == 0 ? "\(tenths / 10)" : "\(tenths / 10).\(tenths % 10)"
@@ -180,6 +191,8 @@ public struct StreamProperties: Sendable, Hashable {
 
     /// Whether the properties came from an HEVC SPS.
     var isHEVC = false
+    /// The level's name for codecs that do not number levels the H.264 way.
+    var statedLevelName: String?
 }
 
 /// The extensions of a format description (`kCMFormatDescriptionExtension_…`).

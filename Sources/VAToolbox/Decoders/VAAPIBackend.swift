@@ -48,9 +48,11 @@ final class VAAPIBackend: DecoderBackend {
         allowance = SurfaceAllowance(spareSurfaces: max(1, extraSurfaces))
         let negotiation = FormatNegotiation(extraSurfaces: extraSurfaces)
         self.negotiation = negotiation
-        let isExact = formatDescription.codecSupport.isExactHardwareProfile(
-            VAProfile(rawValue: profile.vaProfile), for: formatDescription)
-        decoder = try LibavcodecContext(formatDescription: formatDescription) { context throws(VTError) in
+        let support = formatDescription.codecSupport
+        let isExact = support.isExactHardwareProfile(VAProfile(rawValue: profile.vaProfile), for: formatDescription)
+        decoder = try LibavcodecContext(
+            formatDescription: formatDescription, preferredDecoders: support.hardwareDecoderName.map { [$0] } ?? []
+        ) { context throws(VTError) in
             var status: Int32 = 0
             // The device context keeps the VADevice alive until libavutil lets go of it, after
             // the last surface of the last frames context is gone.

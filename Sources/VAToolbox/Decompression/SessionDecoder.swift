@@ -133,6 +133,7 @@ final class SessionDecoder: @unchecked Sendable {
             if let missing = continuity.missingReference { pending.missingReference = missing }
             pending.isFieldPicture = continuity.isFieldPicture
             pending.isSkippedLeadingPicture = continuity.isSkippedLeadingPicture
+            pending.showsNoPicture = continuity.showsNoPicture
             if afterFault { pending.missingReference = FailoverPolicy.afterFault }
             state.pending[job.token] = pending
         }
@@ -255,9 +256,10 @@ final class SessionDecoder: @unchecked Sendable {
         let lost = shared.withLock { $0.pending.sorted { $0.key < $1.key } }
         for (token, pending) in lost {
             let status: VTError?
-            if pending.isFieldPicture {
+            if pending.isFieldPicture || pending.showsNoPicture {
                 // The second field of a pair: its field went into the picture of the first,
-                // which came out with the first's sample.
+                // which came out with the first's sample. Or a hidden frame, decoded only as a
+                // reference.
                 status = nil
             } else if pending.isSkippedLeadingPicture {
                 status = VTError.videoDecoderReferenceMissing.with(
@@ -335,6 +337,8 @@ struct PendingFrame: Sendable {
     /// Whether the sample is a leading picture that decoders skip (decoding started at its
     /// random access point).
     var isSkippedLeadingPicture = false
+    /// Whether the sample shows no picture of its own (a hidden frame).
+    var showsNoPicture = false
     /// Why the frame may lack a reference picture, when it may: a reference went missing
     /// before it, or the GPU failed a picture it may refer to.
     var missingReference: String?

@@ -1,13 +1,16 @@
 internal import CFFmpeg
 
-/// Reads the video track of a media file — MP4/MOV, Matroska/WebM, MPEG-TS, raw Annex B — as a
-/// format description and sample buffers, through libavformat. The `AVAssetReader` of this
-/// library, for H.264 and HEVC.
+/// Reads the video track of a media file — MP4/MOV, Matroska/WebM, MPEG-TS, IVF, AV1 OBU
+/// streams, raw H.264/HEVC Annex B and MPEG-2 elementary streams — as a format description and
+/// sample buffers, through libavformat. The `AVAssetReader` of this library, for every codec it
+/// decodes.
 ///
 /// Samples come in decode order with the container's time stamps (in the track's time scale)
 /// and sync flags. Containers that carry length-prefixed samples with an `avcC`/`hvcC` record
-/// (MP4, Matroska) are handed through as they are; containers that carry Annex B (MPEG-TS, raw
-/// streams) go through an ``ElementaryStreamParser``, which also follows parameter set changes.
+/// (MP4, Matroska) are handed through as they are; containers that carry H.264/HEVC as Annex B
+/// (MPEG-TS, raw streams) go through an ``ElementaryStreamParser``, which also follows parameter
+/// set changes. AV1 temporal units, VP8/VP9 frames and MPEG-2 pictures come as libavformat
+/// delimits them, described by the container's configuration record and codec parameters.
 ///
 /// Not thread-safe: read from one thread (it is `Sendable`-unavailable).
 public final class MediaFileReader {
@@ -35,7 +38,7 @@ public final class MediaFileReader {
     /// - Throws: ``VTError/sampleBufferDataFailed`` when the file cannot be opened or read (with
     ///   the system's reason); ``VTError/sampleBufferInvalidMediaFormat`` when it is not a
     ///   container libavformat knows or has no video track; ``VTError/couldNotFindVideoDecoder``
-    ///   when the video is neither H.264 nor HEVC; ``VTError/formatDescriptionInvalidParameter``
+    ///   when the video is in a codec VAToolbox does not decode; ``VTError/formatDescriptionInvalidParameter``
     ///   when its decoder configuration is malformed.
     public init(path: String) throws(VTError) {
         guard let packet = av_packet_alloc() else { throw VTError.allocationFailed.with("allocating a packet") }
@@ -68,32 +71,25 @@ public final class MediaFileReader {
         timeBase = stream.pointee.time_base
         timescale = timeBase.num == 1 && timeBase.den > 0 ? timeBase.den : 90000
         let parameters = stream.pointee.codecpar.pointee
-        switch parameters.codec_id {
-        case AV_CODEC_ID_H264: codecType = .h264
-        case AV_CODEC_ID_HEVC: codecType = .hevc
-        default:
+        guard let support = CodecRegistry.support(forLibavcodecID: parameters.codec_id) else {
             formatDescription = Self.placeholder
             codecType = .h264
             let name = avcodec_get_name(parameters.codec_id).map { String(cString: $0) } ?? "unknown"
             throw VTError.couldNotFindVideoDecoder.with(
-                "the video of \(path) is \(name); VAToolbox decodes H.264 and HEVC")
+                "the video of \(path) is \(name); VAToolbox decodes \(CodecRegistry.names)")
         }
-        let extradata =
-            parameters.extradata.map { Array(UnsafeBufferPointer(start: $0, count: Int(parameters.extradata_size))) }
-            ?? []
-        // A decoder configuration record starts with version 1; Annex B extradata starts with 0.
-        if extradata.first == 1 {
-            formatDescription =
-                codecType == .h264
-                ? try VideoFormatDescription(avcC: extradata) : try VideoFormatDescription(hvcC: extradata)
+        codecType = support.codecType
+        if let described = try support.formatDescription(container: StreamParameters(parameters)) {
+            formatDescription = described
         } else {
+            // H.264/HEVC as Annex B: the stream's own parameter sets describe it.
             formatDescription = Self.placeholder
             annexBParser = ElementaryStreamParser(codec: codecType)
             // The first samples carry the first description; read until there is one.
             while queued.isEmpty {
                 guard try readPacketIntoQueue() else {
                     throw VTError.sampleBufferInvalidMediaFormat.with(
-                        "\(path) has no decodable \(codecType) access unit")
+                        "\(path) has no decodable \(codecType.name) access unit")
                 }
             }
             formatDescription = queued[0].formatDescription

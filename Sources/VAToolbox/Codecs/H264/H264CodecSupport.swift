@@ -67,5 +67,9 @@ struct H264CodecSupport: NALUnitCodecSupport {
             fullRange: format.extensions.fullRangeVideo)
     }
 
+    func formatDescription(record: [UInt8]) throws(VTError) -> VideoFormatDescription {
+        try VideoFormatDescription(avcC: record)
+    }
+
     func makeReferenceTracker() -> any ReferenceTracker { H264ReferenceContinuity() }
 }

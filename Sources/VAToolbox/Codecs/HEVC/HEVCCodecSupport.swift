@@ -56,5 +56,9 @@ struct HEVCCodecSupport: NALUnitCodecSupport {
         }
     }
 
+    func formatDescription(record: [UInt8]) throws(VTError) -> VideoFormatDescription {
+        try VideoFormatDescription(hvcC: record)
+    }
+
     func makeReferenceTracker() -> any ReferenceTracker { HEVCReferenceContinuity() }
 }

@@ -1,0 +1,113 @@
+internal import CFFmpeg
+internal import CVAAPI
+
+/// AV1: one temporal unit of OBUs per sample (low-overhead format, every OBU with its size), a
+/// sequence header OBU as configuration (`av1C`). Decoded on the CPU by libdav1d when this
+/// libavcodec has it (else the native `av1` decoder) and, on the GPU, by libavcodec's native
+/// `av1` decoder with the VA-API hwaccel in VA-API's `AV1Profile0` (Main: 8- and 10-bit 4:2:0).
+/// Film grain is applied as libavcodec applies it (libdav1d on the CPU, the driver on the GPU).
+struct AV1CodecSupport: CodecSupport {
+    let codecType = VideoCodecType.av1
+    let displayName = "AV1"
+    let ffmpegName = "av1"
+    var libavcodecID: AVCodecID { AV_CODEC_ID_AV1 }
+    var preferredSoftwareDecoders: [String] { ["libdav1d"] }
+    var hardwareDecoderName: String? { "av1" }
+    var hardwareProfiles: [VAProfile] { [VAProfileAV1Profile0] }
+
+    /// From the container's `av1C` record (MP4, Matroska) or the sequence header OBU libavformat
+    /// found in the stream (IVF, OBU files): the description keeps the sequence header as its
+    /// configuration and an `av1C` record built from it.
+    func formatDescription(container parameters: StreamParameters) throws(VTError) -> VideoFormatDescription? {
+        var parameters = parameters
+        var configuration: [[UInt8]] = []
+        let record = parameters.configurationRecord
+        let sequenceHeader: AV1OBU?
+        if let marker = record.first, marker & 0x80 != 0 {
+            let parsed = try AV1CodecConfigurationRecord(record[...])
+            sequenceHeader = try AV1OBU.split(parsed.configOBUs[...]).first { $0.obuType == .sequenceHeader }
+        } else {
+            sequenceHeader = (try? AV1OBU.split(record[...]))?.first { $0.obuType == .sequenceHeader }
+            if let sequenceHeader {
+                parameters.configurationRecord = try AV1CodecConfigurationRecord(sequenceHeaderOBU: sequenceHeader)
+                    .bytes
+            }
+        }
+        if let sequenceHeader { configuration = [sequenceHeader.lowOverheadBytes] }
+        let level = parameters.level ?? 0
+        return try describedByContainer(
+            parameters, profileName: libavcodecProfileName(parameters.profile), profileIdc: parameters.profile ?? 0,
+            levelIdc: level, levelName: level == 31 ? "max" : "\(2 + level >> 2).\(level & 3)",
+            configuration: configuration)
+    }
+
+    /// The sample must be a sequence of whole OBUs (AV1 5.3), each with its size field except
+    /// possibly the last.
+    func validateSample(_ data: ArraySlice<UInt8>, format: VideoFormatDescription) throws(VTError) {
+        do throws(VTError) {
+            guard !(try AV1OBU.split(data)).isEmpty else {
+                throw VTError.sampleBufferInvalidSampleData.with("the AV1 sample holds no OBU")
+            }
+        } catch {
+            throw VTError.sampleBufferInvalidSampleData.with(
+                "the AV1 sample is not a temporal unit of OBUs: \(error.reason)",
+                hint: "AV1 samples are low-overhead OBUs with size fields (as in MP4, Matroska and IVF); convert "
+                    + "Annex B (length-delimited) data first")
+        }
+    }
+
+    /// The sequence header ahead of the sample, unless the sample carries one itself.
+    func inBandConfiguration(for sample: SampleBuffer) -> [UInt8] {
+        let obus = (try? AV1OBU.split(sample.data[...])) ?? []
+        guard !obus.contains(where: { $0.obuType == .sequenceHeader }) else { return [] }
+        return sample.formatDescription.parameterSets.first ?? []
+    }
+
+    /// libdav1d decodes every profile at 8, 10 and 12 bits; VAToolbox hands out monochrome up to
+    /// 10 bits.
+    func checkSoftwareDecodable(_ format: VideoFormatDescription) throws(VTError) {
+        let stream = format.stream
+        guard [8, 10, 12].contains(stream.bitDepthLuma), stream.chromaFormatIdc != 0 || stream.bitDepthLuma <= 10
+        else {
+            throw VTError.couldNotFindVideoDecoder.with(
+                "\(stream.bitDepthLuma)-bit \(stream.chromaFormatName) AV1 is not supported")
+        }
+    }
+
+    func hardwareProfileCandidates(for format: VideoFormatDescription) -> Result<[VAProfile], VTError> {
+        let stream = format.stream
+        guard stream.profileIdc == 0, stream.chromaFormatIdc == 1, [8, 10].contains(stream.bitDepthLuma) else {
+            return .failure(
+                VTError.couldNotFindVideoDecoder.with(
+                    "AV1 \(stream.profileName) \(stream.bitDepthLuma)-bit \(stream.chromaFormatName) has no VA-API "
+                        + "decode profile VAToolbox uses (Main, 8- and 10-bit 4:2:0)"))
+        }
+        return .success([VAProfileAV1Profile0])
+    }
+
+    func isExactHardwareProfile(_ profile: VAProfile, for format: VideoFormatDescription) -> Bool { true }
+
+    func makeReferenceTracker() -> any ReferenceTracker { AV1ShownFrames() }
+}
+
+/// Notes the AV1 temporal units that show no frame (hidden frames alone in their sample).
+struct AV1ShownFrames: ReferenceTracker {
+    private var sequenceHeader: AV1SequenceHeader?
+
+    mutating func learn(_ format: VideoFormatDescription) {
+        guard let bytes = format.parameterSets.first,
+            let obu = try? AV1OBU.split(bytes[...]).first(where: { $0.obuType == .sequenceHeader })
+        else { return }
+        sequenceHeader = try? AV1SequenceHeader(obu.payload)
+    }
+
+    mutating func follow(_ sample: SampleBuffer) -> FrameContinuity {
+        guard let unit = try? AV1TemporalUnit(sample.data[...], sequenceHeader: sequenceHeader) else {
+            return FrameContinuity()
+        }
+        if let header = unit.sequenceHeader { sequenceHeader = header }
+        return FrameContinuity(showsNoPicture: !unit.frameHeaders.isEmpty && unit.shownFrameCount == 0)
+    }
+
+    mutating func reset() {}
+}

@@ -1,0 +1,42 @@
+internal import CFFmpeg
+internal import CVAAPI
+
+/// VP8: one frame per sample, 8-bit 4:2:0, decoded by libavcodec's `vp8` decoder and, on the GPU,
+/// in VA-API's `VP8Version0_3` profile.
+struct VP8CodecSupport: CodecSupport {
+    let codecType = VideoCodecType.vp8
+    let displayName = "VP8"
+    let ffmpegName = "vp8"
+    var libavcodecID: AVCodecID { AV_CODEC_ID_VP8 }
+    var hardwareProfiles: [VAProfile] { [VAProfileVP8Version0_3] }
+
+    func formatDescription(container parameters: StreamParameters) throws(VTError) -> VideoFormatDescription? {
+        try describedByContainer(
+            parameters, profileName: "\(parameters.profile ?? 0)", profileIdc: parameters.profile ?? 0, levelIdc: 0,
+            levelName: "unknown")
+    }
+
+    /// The frame tag (RFC 6386 9.1) must fit, and a key frame must carry the start code
+    /// `9d 01 2a` after it.
+    func validateSample(_ data: ArraySlice<UInt8>, format: VideoFormatDescription) throws(VTError) {
+        do throws(VTError) {
+            _ = try VP8FrameHeader(data)
+        } catch {
+            throw VTError.sampleBufferInvalidSampleData.with("the sample is not a VP8 frame: \(error.reason)")
+        }
+    }
+
+    func checkSoftwareDecodable(_ format: VideoFormatDescription) throws(VTError) {
+        let stream = format.stream
+        guard stream.bitDepthLuma == 8, stream.chromaFormatIdc == 1 else {
+            throw VTError.couldNotFindVideoDecoder.with(
+                "VP8 is 8-bit 4:2:0; this stream says \(stream.bitDepthLuma)-bit \(stream.chromaFormatName)")
+        }
+    }
+
+    func hardwareProfileCandidates(for format: VideoFormatDescription) -> Result<[VAProfile], VTError> {
+        .success([VAProfileVP8Version0_3])
+    }
+
+    func isExactHardwareProfile(_ profile: VAProfile, for format: VideoFormatDescription) -> Bool { true }
+}

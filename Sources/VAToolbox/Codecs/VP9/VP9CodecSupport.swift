@@ -1,0 +1,72 @@
+internal import CFFmpeg
+internal import CVAAPI
+
+/// VP9: one frame per sample, or a superframe of several (hidden alt-reference frames with the
+/// frame that shows), decoded by libavcodec's `vp9` decoder and, on the GPU, in VA-API's
+/// Profile 0 (8-bit 4:2:0) and Profile 2 (10-bit 4:2:0). Profiles 1 and 3 (4:2:2, 4:4:4) decode
+/// on the CPU. Frames carry their own configuration, so a stream changes size, bit depth or
+/// chroma format in band (reference scaling included) and a session follows.
+struct VP9CodecSupport: CodecSupport {
+    let codecType = VideoCodecType.vp9
+    let displayName = "VP9"
+    let ffmpegName = "vp9"
+    var libavcodecID: AVCodecID { AV_CODEC_ID_VP9 }
+    var hardwareProfiles: [VAProfile] { [VAProfileVP9Profile0, VAProfileVP9Profile2] }
+
+    func formatDescription(container parameters: StreamParameters) throws(VTError) -> VideoFormatDescription? {
+        try describedByContainer(
+            parameters, profileName: libavcodecProfileName(parameters.profile), profileIdc: parameters.profile ?? 0,
+            levelIdc: parameters.level ?? 0, levelName: parameters.level.map { "\(Double($0) / 10)" } ?? "unknown")
+    }
+
+    /// Every frame of the sample (after the superframe index is split off) starts with the frame
+    /// marker `0b10` (VP9 bitstream specification 6.2, `frame_marker`).
+    func validateSample(_ data: ArraySlice<UInt8>, format: VideoFormatDescription) throws(VTError) {
+        for frame in try VP9Superframe.frames(in: data) where frame.first.map({ $0 >> 6 != 2 }) ?? true {
+            throw VTError.sampleBufferInvalidSampleData.with(
+                "a frame of the VP9 sample does not start with the frame marker (0b10): it is not VP9 data")
+        }
+    }
+
+    /// libavcodec decodes every VP9 profile; 4:4:0 and RGB streams have no VAToolbox pixel format.
+    func checkSoftwareDecodable(_ format: VideoFormatDescription) throws(VTError) {
+        let stream = format.stream
+        guard [8, 10, 12].contains(stream.bitDepthLuma), (0...3).contains(stream.chromaFormatIdc) else {
+            throw VTError.couldNotFindVideoDecoder.with(
+                "\(stream.bitDepthLuma)-bit \(stream.chromaFormatName) VP9 is not supported")
+        }
+    }
+
+    func hardwareProfileCandidates(for format: VideoFormatDescription) -> Result<[VAProfile], VTError> {
+        let stream = format.stream
+        switch (stream.chromaFormatIdc, stream.bitDepthLuma) {
+        case (1, 8): return .success([VAProfileVP9Profile0])
+        case (1, 10): return .success([VAProfileVP9Profile2])
+        default:
+            return .failure(
+                VTError.couldNotFindVideoDecoder.with(
+                    "VP9 \(stream.profileName) \(stream.bitDepthLuma)-bit \(stream.chromaFormatName) has no VA-API "
+                        + "decode profile VAToolbox uses (Profile 0 and Profile 2, 4:2:0)"))
+        }
+    }
+
+    func isExactHardwareProfile(_ profile: VAProfile, for format: VideoFormatDescription) -> Bool { true }
+}
+
+extension VP9CodecSupport {
+    func makeReferenceTracker() -> any ReferenceTracker { VP9ShownFrames() }
+}
+
+/// Notes the VP9 samples that show no frame (a hidden frame alone in its sample).
+struct VP9ShownFrames: ReferenceTracker {
+    mutating func learn(_ format: VideoFormatDescription) {}
+
+    mutating func follow(_ sample: SampleBuffer) -> FrameContinuity {
+        guard let frames = try? VP9Superframe.frames(in: sample.data[...]) else { return FrameContinuity() }
+        let headers = frames.compactMap { try? VP9UncompressedHeader($0) }
+        let shows = headers.contains { $0.showFrame || $0.showExistingFrame }
+        return FrameContinuity(showsNoPicture: headers.count == frames.count && !shows)
+    }
+
+    mutating func reset() {}
+}

@@ -1,0 +1,103 @@
+internal import CFFmpeg
+
+/// What a container says of a video stream, read from libavformat's `AVCodecParameters` after
+/// it probed the stream (for codecs without a configuration record, libavformat's parsers read
+/// those facts from the first frames): the codec's configuration record, sizes, profile and
+/// level, sample format and colour.
+struct StreamParameters: Sendable, Hashable {
+    /// The configuration record (`extradata`): `avcC`, `hvcC`, `av1C`, an MPEG-2 sequence header;
+    /// empty when the container has none.
+    var configurationRecord: [UInt8]
+    /// The coded picture size.
+    var width: Int
+    /// The coded picture height.
+    var height: Int
+    /// libavcodec's profile number (`FF_PROFILE_*`), or nil when unknown.
+    var profile: Int?
+    /// libavcodec's level number, or nil when unknown.
+    var level: Int?
+    /// `chroma_format_idc`: 0 monochrome, 1 4:2:0, 2 4:2:2, 3 4:4:4; nil for a layout without one
+    /// (4:4:0, 4:1:1, RGB).
+    var chromaFormatIdc: Int?
+    /// The bit depth of the samples.
+    var bitDepth: Int
+    /// Whether samples use the full range.
+    var fullRange: Bool
+    /// ISO/IEC 23091-2 colour code points, nil when unspecified.
+    var colorPrimaries: UInt8?
+    /// The transfer characteristics code point, nil when unspecified.
+    var transferCharacteristics: UInt8?
+    /// The matrix coefficients code point, nil when unspecified.
+    var matrixCoefficients: UInt8?
+    /// The chroma sample location as H.264's `chroma_sample_loc_type` counts it, nil when unspecified.
+    var chromaLocation: Int?
+    /// Whether the stream may be interlaced (libavformat found a field order other than progressive).
+    var mayBeInterlaced: Bool
+    /// The pixel aspect ratio, nil when unspecified.
+    var pixelAspectRatio: PixelAspectRatio?
+    /// The frames the decoder holds back for reordering (`video_delay`).
+    var reorderDepth: Int
+    /// libavformat's name of the sample format, for messages (`"yuv420p10le"`).
+    var pixelFormatName: String
+
+    /// Reads a stream's codec parameters.
+    init(_ parameters: AVCodecParameters) {
+        configurationRecord =
+            parameters.extradata.map { Array(UnsafeBufferPointer(start: $0, count: Int(parameters.extradata_size))) }
+            ?? []
+        width = Int(parameters.width)
+        height = Int(parameters.height)
+        profile = parameters.profile >= 0 ? Int(parameters.profile) : nil
+        level = parameters.level >= 0 ? Int(parameters.level) : nil
+        let format = AVPixelFormat(rawValue: parameters.format)
+        pixelFormatName = av_get_pix_fmt_name(format).map { String(cString: $0) } ?? "unknown"
+        if let descriptor = av_pix_fmt_desc_get(format) {
+            let layout = descriptor.pointee
+            bitDepth = Int(layout.comp.0.depth)
+            let isRGB = layout.flags & UInt64(AV_PIX_FMT_FLAG_RGB) != 0
+            switch (layout.nb_components, layout.log2_chroma_w, layout.log2_chroma_h) {
+            case _ where isRGB: chromaFormatIdc = nil
+            case (1, _, _), (2, _, _): chromaFormatIdc = 0
+            case (_, 1, 1): chromaFormatIdc = 1
+            case (_, 1, 0): chromaFormatIdc = 2
+            case (_, 0, 0): chromaFormatIdc = 3
+            default: chromaFormatIdc = nil
+            }
+        } else {
+            bitDepth = 8
+            chromaFormatIdc = 1
+        }
+        fullRange = parameters.color_range == AVCOL_RANGE_JPEG || format == AV_PIX_FMT_YUVJ420P
+        colorPrimaries = Self.specified(Int(parameters.color_primaries.rawValue))
+        transferCharacteristics = Self.specified(Int(parameters.color_trc.rawValue))
+        matrixCoefficients = Self.specified(Int(parameters.color_space.rawValue))
+        // AVChromaLocation counts from 1 (left = 1); chroma_sample_loc_type from 0.
+        let location = Int(parameters.chroma_location.rawValue)
+        chromaLocation = location > 0 ? location - 1 : nil
+        mayBeInterlaced = parameters.field_order != AV_FIELD_PROGRESSIVE && parameters.field_order != AV_FIELD_UNKNOWN
+        let ratio = parameters.sample_aspect_ratio
+        pixelAspectRatio =
+            ratio.num > 0 && ratio.den > 0
+            ? PixelAspectRatio(horizontalSpacing: Int(ratio.num), verticalSpacing: Int(ratio.den)) : nil
+        reorderDepth = Int(max(0, parameters.video_delay))
+    }
+
+    /// A colour code point, nil for 2 (unspecified) and anything out of range.
+    private static func specified(_ code: Int) -> UInt8? {
+        code == 2 || code < 0 || code > 255 ? nil : UInt8(code)
+    }
+
+    /// The format description extensions these parameters imply.
+    var extensions: FormatDescriptionExtensions {
+        var extensions = FormatDescriptionExtensions()
+        extensions.fullRangeVideo = fullRange
+        extensions.colorPrimaries = colorPrimaries.map(ColorPrimaries.init(rawValue:))
+        extensions.transferFunction = transferCharacteristics.map(TransferFunction.init(rawValue:))
+        extensions.yCbCrMatrix = matrixCoefficients.map(YCbCrMatrix.init(rawValue:))
+        extensions.pixelAspectRatio = pixelAspectRatio
+        extensions.chromaLocation = chromaLocation
+        extensions.fieldCount = mayBeInterlaced ? 2 : 1
+        extensions.decoderConfigurationRecord = configurationRecord
+        return extensions
+    }
+}
