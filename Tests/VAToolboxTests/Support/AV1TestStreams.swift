@@ -100,6 +100,18 @@ struct AV1TestStream: Sendable, Hashable, CustomTestStringConvertible {
     /// libaom still pictures: reduced still picture headers.
     static let aomStill = AV1TestStream(
         name: "aom-still", arguments: libaom + ["-still-picture", "1"], container: "ivf")
+    /// libaom with timing info and a decoder model: frame headers carry `frame_presentation_time`
+    /// and `buffer_removal_time`.
+    static let aomDecoderModel = AV1TestStream(
+        name: "aom-decoder-model", arguments: libaom + ["-aom-params", "timing-info=model"], container: "ivf")
+    /// libaom in error resilient mode, which also turns frame ids on.
+    static let aomErrorResilient = AV1TestStream(
+        name: "aom-error-resilient", arguments: libaom + ["-aom-params", "error-resilient=1"], container: "ivf")
+    /// libaom without order hints.
+    static let aomNoOrderHint = AV1TestStream(
+        name: "aom-no-order-hint", arguments: libaom + ["-aom-params", "enable-order-hint=0"], container: "ivf")
+    /// rav1e.
+    static let rav1e = AV1TestStream(name: "rav1e", arguments: ["-c:v", "librav1e", "-speed", "10"], container: "ivf")
     /// SVT-AV1.
     static let svt = AV1TestStream(
         name: "svt-av1", arguments: ["-c:v", "libsvtav1", "-preset", "12"], container: "ivf")
@@ -112,7 +124,10 @@ struct AV1TestStream: Sendable, Hashable, CustomTestStringConvertible {
         name: "aom-mp4-444-10bit", arguments: libaom + ["-pix_fmt", "yuv444p10le"], container: "mp4")
 
     /// The IVF streams.
-    static let ivf = [aom8, aom10, aom444, aomGray, aomGrain, aomStill, svt]
+    static let ivf = [
+        aom8, aom10, aom444, aomGray, aomGrain, aomStill, aomDecoderModel, aomErrorResilient, aomNoOrderHint, svt,
+        rav1e,
+    ]
     /// The MP4 streams.
     static let mp4 = [aomMP4, aomMP4High]
     /// Every stream.
@@ -186,4 +201,26 @@ func av1CPayload(in file: [UInt8]) -> ArraySlice<UInt8>? {
         return file[(index + 4)..<(index - 4 + size)]
     }
     return nil
+}
+
+/// The packets of a file as libavformat's demuxer hands them out (`ffprobe -show_packets -show_data`):
+/// their bytes and key flags.
+func demuxedPackets(_ url: URL) throws -> [(data: [UInt8], key: Bool)] {
+    let result = try CommandRunner.ffprobe(["-show_packets", "-show_data", "-of", "json", url.path])
+    try #require(result.status == 0)
+    let json = try #require(try JSONSerialization.jsonObject(with: result.standardOutput) as? [String: Any])
+    let packets = try #require(json["packets"] as? [[String: Any]])
+    return try packets.map { packet in
+        let dump = try #require(packet["data"] as? String)
+        // "00000000: 0a0b 0000 ...  ascii": the hex sits in columns 10 to 49 of each line.
+        let hex = dump.split(separator: "\n").flatMap { line -> [Character] in
+            let characters = Array(line)
+            guard characters.count > 10 else { return [] }
+            return characters[10..<min(characters.count, 49)].filter(\.isHexDigit)
+        }
+        let bytes = stride(from: 0, to: hex.count - 1, by: 2).compactMap {
+            UInt8(String(hex[$0...($0 + 1)]), radix: 16)
+        }
+        return (bytes, (packet["flags"] as? String)?.hasPrefix("K") == true)
+    }
 }
