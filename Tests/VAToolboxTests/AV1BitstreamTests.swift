@@ -274,6 +274,10 @@ struct AV1StreamOracleTests {
         #expect(aom8.contains { $0.frameHeaders.contains(where: \.showExistingFrame) }, "show_existing_frame")
         #expect(aom8.contains { $0.frameHeaders.contains { !$0.showFrame && $0.showableFrame } }, "hidden alt-ref")
         #expect(aom8.contains { $0.frameHeaders.count > 1 }, "a unit with a hidden and a shown frame")
+        #expect(aom8.contains { $0.description.contains("FRAME_HDR show-existing") })
+        #expect(aom8.contains { $0.description.contains("FRAME inter hidden showable") })
+        #expect(
+            try units(.aom12).first?.sequenceHeader?.description == "Professional@2.0 176x144 12-bit 4:2:2")
         let ten = try #require(try units(.aom10).first?.sequenceHeader?.colorConfig)
         #expect(ten.bitDepth == 10 && ten.colorRange && ten.colorPrimaries == 1 && ten.matrixCoefficients == 1)
         #expect(try units(.aom444).first?.sequenceHeader?.description == "High@2.0 176x144 8-bit 4:4:4")

@@ -92,6 +92,9 @@ struct AV1TestStream: Sendable, Hashable, CustomTestStringConvertible {
     /// libaom 4:4:4 (High profile).
     static let aom444 = AV1TestStream(
         name: "aom-444", arguments: libaom + ["-pix_fmt", "yuv444p"], container: "ivf")
+    /// libaom 12-bit 4:2:2 (Professional profile: subsampling coded explicitly).
+    static let aom12 = AV1TestStream(
+        name: "aom-12bit-422", arguments: libaom + ["-pix_fmt", "yuv422p12le"], container: "ivf")
     /// libaom monochrome.
     static let aomGray = AV1TestStream(name: "aom-gray", arguments: libaom + ["-pix_fmt", "gray"], container: "ivf")
     /// libaom with film grain synthesis.
@@ -125,7 +128,8 @@ struct AV1TestStream: Sendable, Hashable, CustomTestStringConvertible {
 
     /// The IVF streams.
     static let ivf = [
-        aom8, aom10, aom444, aomGray, aomGrain, aomStill, aomDecoderModel, aomErrorResilient, aomNoOrderHint, svt,
+        aom8, aom10, aom12, aom444, aomGray, aomGrain, aomStill, aomDecoderModel, aomErrorResilient, aomNoOrderHint,
+        svt,
         rav1e,
     ]
     /// The MP4 streams.
