@@ -79,6 +79,8 @@ private func traceElements(_ header: AV1FrameHeaderSummary) -> [String: Int] {
     for (index, slot) in header.refFrameIdx.enumerated() { elements["ref_frame_idx[\(index)]"] = slot }
     if let size = header.frameSize {
         elements["render_and_frame_size_different"] = bit(size.renderAndFrameSizeDifferent)
+        elements["use_superres"] = bit(size.superresDenom != 8)
+        if size.superresDenom != 8 { elements["coded_denom"] = size.superresDenom - 9 }
         if header.frameSizeOverrideFlag {
             elements["frame_width_minus_1"] = size.upscaledWidth - 1
             elements["frame_height_minus_1"] = size.frameHeight - 1
@@ -298,6 +300,10 @@ struct AV1StreamOracleTests {
         let blind = try AV1TemporalUnit(obus: first.obus.filter { $0.obuType != .sequenceHeader })
         #expect(blind.lacksSequenceHeader && blind.frameHeaders.isEmpty && !blind.isSyncSample)
         #expect(blind.description == "TD, FRAME (no sequence header)")
+        let superres = try units(.svtSuperres).flatMap(\.frameHeaders).compactMap(\.frameSize)
+        #expect(superres.contains { $0.superresDenom == 16 && $0.frameWidth == 88 && $0.upscaledWidth == 176 })
+        let resized = try units(.svtResize).flatMap(\.frameHeaders)
+        #expect(resized.contains { $0.frameSizeOverrideFlag && $0.frameSize?.upscaledWidth == 117 })
         let model = try units(.aomDecoderModel)
         #expect(model.first?.sequenceHeader?.decoderModelInfoPresentFlag == true)
         #expect(model.first?.sequenceHeader?.timingInfo?.timeScale ?? 0 > 0)

@@ -126,11 +126,22 @@ struct AV1TestStream: Sendable, Hashable, CustomTestStringConvertible {
     static let aomMP4High = AV1TestStream(
         name: "aom-mp4-444-10bit", arguments: libaom + ["-pix_fmt", "yuv444p10le"], container: "mp4")
 
+    /// SVT-AV1 with super-resolution: `use_superres` and `coded_denom` in frame headers.
+    static let svtSuperres = AV1TestStream(
+        name: "svt-superres",
+        arguments: ["-c:v", "libsvtav1", "-preset", "12", "-svtav1-params", "superres-mode=1:superres-denom=16"],
+        container: "ivf")
+    /// SVT-AV1 with reference scaling: frames smaller than the sequence maximum
+    /// (`frame_size_override_flag`, `frame_width_minus_1`, a render size).
+    static let svtResize = AV1TestStream(
+        name: "svt-resize",
+        arguments: ["-c:v", "libsvtav1", "-preset", "12", "-svtav1-params", "resize-mode=1:resize-denom=12"],
+        container: "ivf")
+
     /// The IVF streams.
     static let ivf = [
         aom8, aom10, aom12, aom444, aomGray, aomGrain, aomStill, aomDecoderModel, aomErrorResilient, aomNoOrderHint,
-        svt,
-        rav1e,
+        svt, svtSuperres, svtResize, rav1e,
     ]
     /// The MP4 streams.
     static let mp4 = [aomMP4, aomMP4High]
