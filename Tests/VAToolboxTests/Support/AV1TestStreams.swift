@@ -92,6 +92,9 @@ struct AV1TestStream: Sendable, Hashable, CustomTestStringConvertible {
     /// libaom 4:4:4 (High profile).
     static let aom444 = AV1TestStream(
         name: "aom-444", arguments: libaom + ["-pix_fmt", "yuv444p"], container: "ivf")
+    /// libaom 12-bit 4:2:2 (Professional profile: subsampling coded explicitly).
+    static let aom12 = AV1TestStream(
+        name: "aom-12bit-422", arguments: libaom + ["-pix_fmt", "yuv422p12le"], container: "ivf")
     /// libaom monochrome.
     static let aomGray = AV1TestStream(name: "aom-gray", arguments: libaom + ["-pix_fmt", "gray"], container: "ivf")
     /// libaom with film grain synthesis.
@@ -100,6 +103,18 @@ struct AV1TestStream: Sendable, Hashable, CustomTestStringConvertible {
     /// libaom still pictures: reduced still picture headers.
     static let aomStill = AV1TestStream(
         name: "aom-still", arguments: libaom + ["-still-picture", "1"], container: "ivf")
+    /// libaom with timing info and a decoder model: frame headers carry `frame_presentation_time`
+    /// and `buffer_removal_time`.
+    static let aomDecoderModel = AV1TestStream(
+        name: "aom-decoder-model", arguments: libaom + ["-aom-params", "timing-info=model"], container: "ivf")
+    /// libaom in error resilient mode, which also turns frame ids on.
+    static let aomErrorResilient = AV1TestStream(
+        name: "aom-error-resilient", arguments: libaom + ["-aom-params", "error-resilient=1"], container: "ivf")
+    /// libaom without order hints.
+    static let aomNoOrderHint = AV1TestStream(
+        name: "aom-no-order-hint", arguments: libaom + ["-aom-params", "enable-order-hint=0"], container: "ivf")
+    /// rav1e.
+    static let rav1e = AV1TestStream(name: "rav1e", arguments: ["-c:v", "librav1e", "-speed", "10"], container: "ivf")
     /// SVT-AV1.
     static let svt = AV1TestStream(
         name: "svt-av1", arguments: ["-c:v", "libsvtav1", "-preset", "12"], container: "ivf")
@@ -111,8 +126,23 @@ struct AV1TestStream: Sendable, Hashable, CustomTestStringConvertible {
     static let aomMP4High = AV1TestStream(
         name: "aom-mp4-444-10bit", arguments: libaom + ["-pix_fmt", "yuv444p10le"], container: "mp4")
 
+    /// SVT-AV1 with super-resolution: `use_superres` and `coded_denom` in frame headers.
+    static let svtSuperres = AV1TestStream(
+        name: "svt-superres",
+        arguments: ["-c:v", "libsvtav1", "-preset", "12", "-svtav1-params", "superres-mode=1:superres-denom=16"],
+        container: "ivf")
+    /// SVT-AV1 with reference scaling: frames smaller than the sequence maximum
+    /// (`frame_size_override_flag`, `frame_width_minus_1`, a render size).
+    static let svtResize = AV1TestStream(
+        name: "svt-resize",
+        arguments: ["-c:v", "libsvtav1", "-preset", "12", "-svtav1-params", "resize-mode=1:resize-denom=12"],
+        container: "ivf")
+
     /// The IVF streams.
-    static let ivf = [aom8, aom10, aom444, aomGray, aomGrain, aomStill, svt]
+    static let ivf = [
+        aom8, aom10, aom12, aom444, aomGray, aomGrain, aomStill, aomDecoderModel, aomErrorResilient, aomNoOrderHint,
+        svt, svtSuperres, svtResize, rav1e,
+    ]
     /// The MP4 streams.
     static let mp4 = [aomMP4, aomMP4High]
     /// Every stream.
@@ -186,4 +216,26 @@ func av1CPayload(in file: [UInt8]) -> ArraySlice<UInt8>? {
         return file[(index + 4)..<(index - 4 + size)]
     }
     return nil
+}
+
+/// The packets of a file as libavformat's demuxer hands them out (`ffprobe -show_packets -show_data`):
+/// their bytes and key flags.
+func demuxedPackets(_ url: URL) throws -> [(data: [UInt8], key: Bool)] {
+    let result = try CommandRunner.ffprobe(["-show_packets", "-show_data", "-of", "json", url.path])
+    try #require(result.status == 0)
+    let json = try #require(try JSONSerialization.jsonObject(with: result.standardOutput) as? [String: Any])
+    let packets = try #require(json["packets"] as? [[String: Any]])
+    return try packets.map { packet in
+        let dump = try #require(packet["data"] as? String)
+        // "00000000: 0a0b 0000 ...  ascii": the hex sits in columns 10 to 49 of each line.
+        let hex = dump.split(separator: "\n").flatMap { line -> [Character] in
+            let characters = Array(line)
+            guard characters.count > 10 else { return [] }
+            return characters[10..<min(characters.count, 49)].filter(\.isHexDigit)
+        }
+        let bytes = stride(from: 0, to: hex.count - 1, by: 2).compactMap {
+            UInt8(String(hex[$0...($0 + 1)]), radix: 16)
+        }
+        return (bytes, (packet["flags"] as? String)?.hasPrefix("K") == true)
+    }
 }

@@ -109,7 +109,8 @@ public struct AV1OBU: Sendable, Hashable, CustomStringConvertible {
         guard !hasSizeField, let header = bytes.first else { return Array(bytes) }
         var out: [UInt8] = [header | 0x02]
         if hasExtension { out.append(bytes[bytes.startIndex + 1]) }
-        out += AV1LEB128.encode(UInt32(payload.count))
+        // An OBU without a size field comes from an Annex B obu_length, below 2^32.
+        out += AV1LEB128.encode(UInt32(clamping: payload.count))
         out += payload
         return out
     }
