@@ -1,0 +1,55 @@
+extension VideoFormatDescription {
+    /// A description of a VP9 stream from a key frame (or a sample holding one in a
+    /// superframe) — what `CMVideoFormatDescriptionCreate` with `kCMVideoCodecType_VP9` and a
+    /// `vpcC` extension atom describes, read from the frame itself.
+    ///
+    /// VP9 frames carry their own configuration, so the description needs no record; the size
+    /// is the key frame's decoded size (libavcodec hands out the frame size, not the render
+    /// size the header may add), and later frames may change it (a session follows).
+    ///
+    /// - Parameter vp9KeyFrame: A sample whose frames include a key frame (VP9 6.2).
+    /// - Throws: ``VTError/formatDescriptionInvalidParameter`` when no frame of the sample is a
+    ///   key frame or its header does not parse.
+    public init(vp9KeyFrame: [UInt8]) throws(VTError) {
+        let frames: [ArraySlice<UInt8>]
+        do throws(VTError) {
+            frames = try VP9Superframe.frames(in: vp9KeyFrame[...])
+        } catch {
+            throw VTError.formatDescriptionInvalidParameter.with("the VP9 sample: \(error.reason)")
+        }
+        var keyFrame: VP9UncompressedHeader?
+        for frame in frames {
+            let header = try VP9UncompressedHeader(frame)
+            if header.frameType == .keyFrame && !header.showExistingFrame {
+                keyFrame = header
+                break
+            }
+        }
+        guard let header = keyFrame, let color = header.colorConfig, let width = header.frameWidth,
+            let height = header.frameHeight
+        else {
+            throw VTError.formatDescriptionInvalidParameter.with(
+                "the VP9 sample holds no key frame to describe the stream from")
+        }
+        let chroma: Int
+        switch (color.subsamplingX, color.subsamplingY) {
+        case (1, 1): chroma = 1
+        case (1, 0): chroma = 2
+        case (0, 0): chroma = 3
+        default:
+            throw VTError.formatDescriptionInvalidParameter.with("VP9 4:4:0 has no VAToolbox pixel format")
+        }
+        var stream = StreamProperties(
+            profileName: "Profile \(header.profile)", profileIdc: header.profile, levelIdc: 0, highTier: false,
+            chromaFormatIdc: chroma, bitDepthLuma: color.bitDepth, bitDepthChroma: color.bitDepth,
+            maxNumReorderFrames: 0, maxDecFrameBuffering: 8, mayBeInterlaced: false, frameDuration: nil)
+        stream.statedLevelName = "unknown"
+        var extensions = FormatDescriptionExtensions()
+        extensions.fullRangeVideo = color.isFullRange
+        self.init(
+            codecType: .vp9, parameterSets: [], nalUnitHeaderLength: 0,
+            codedDimensions: VideoDimensions(width: Int32(width), height: Int32(height)),
+            cleanAperture: CleanAperture(left: 0, top: 0, width: width, height: height), stream: stream,
+            extensions: extensions)
+    }
+}

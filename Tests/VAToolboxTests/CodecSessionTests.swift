@@ -1,0 +1,314 @@
+import Foundation
+import Synchronization
+import Testing
+
+@testable import VAToolbox
+
+/// A file of a codec beyond H.264/HEVC read through ``MediaFileReader``: a committed fixture
+/// (with its `ffmpeg -f framemd5` and ffprobe oracles) or a cros-codecs conformance stream (with
+/// its per-frame NV12 MD5s).
+struct CodecFile: Sendable, CustomTestStringConvertible, Hashable {
+    let name: String
+    let url: URL
+    let codec: VideoCodecType
+    /// Whether the test VA driver's profiles cover it (4:2:0, 8 or 10 bits, a VA-API profile).
+    let decodesOnTheGPU: Bool
+
+    var testDescription: String { name }
+
+    /// The committed fixtures of the new codecs (`Tests/Fixtures/manifest.tsv`).
+    static let fixtures: [CodecFile] = TestData.tsv(TestData.fixtures.appendingPathComponent("manifest.tsv"))
+        .compactMap { row in
+            guard let file = row["file"], let codec = codecs[row["codec"] ?? ""] else { return nil }
+            return CodecFile(
+                name: file, url: TestData.fixtures.appendingPathComponent(file), codec: codec,
+                decodesOnTheGPU: !file.contains("444"))
+        }
+
+    /// The cros-codecs VP8, VP9 and AV1 streams that have per-frame MD5s.
+    static let conformance: [CodecFile] = {
+        guard let root = TestData.conformance else { return [] }
+        var files: [CodecFile] = []
+        for (folder, codec) in [
+            ("cros-codecs-vp8", VideoCodecType.vp8), ("cros-codecs-vp9", .vp9), ("cros-codecs-av1", .av1),
+        ] {
+            let directory = root.appendingPathComponent(folder)
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+            for name in names.sorted() where names.contains(name + ".md5") {
+                files.append(
+                    CodecFile(
+                        name: "\(folder)/\(name)", url: directory.appendingPathComponent(name), codec: codec,
+                        decodesOnTheGPU: true))
+            }
+        }
+        return files
+    }()
+
+    private static let codecs: [String: VideoCodecType] = [
+        "av1": .av1, "vp9": .vp9, "vp8": .vp8, "mpeg2": .mpeg2Video,
+    ]
+
+    /// Every sample of the file, in decode order.
+    func samples() throws -> [SampleBuffer] {
+        let reader = try MediaFileReader(path: url.path)
+        let samples = try reader.readAllSamples()
+        try #require(!samples.isEmpty, "\(name) has samples")
+        return samples
+    }
+
+    /// The per-frame MD5s of the cros-codecs `X.md5` file.
+    func nv12Checksums() throws -> [String] {
+        try String(contentsOf: URL(fileURLWithPath: url.path + ".md5"), encoding: .utf8)
+            .split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+    }
+}
+
+/// Outputs collected from an output handler, in the order they came.
+final class CollectedOutputs: Sendable {
+    private let list = Mutex<[DecompressionOutput]>([])
+    var handler: DecompressionSession.OutputHandler { { output in self.list.withLock { $0.append(output) } } }
+    var all: [DecompressionOutput] { list.withLock { $0 } }
+}
+
+/// AV1, VP9, VP8 and MPEG-2 through the session on the CPU, against ffmpeg's and cros-codecs'
+/// checksums, with the codec-specific rules of format descriptions and samples.
+@Suite struct CodecSessionTests {
+    /// Decodes every sample on the CPU (refcon = index), finishes and invalidates.
+    static func decode(
+        _ samples: [SampleBuffer], attributes: ImageBufferAttributes? = nil, threads: Int = 2
+    ) throws -> [DecompressionOutput] {
+        let outputs = CollectedOutputs()
+        let session = try DecompressionSession(
+            formatDescription: samples[0].formatDescription,
+            decoderSpecification: DecoderSpecification(hardwareAcceleration: .disabled, threadCount: threads),
+            imageBufferAttributes: attributes, outputHandler: outputs.handler)
+        #expect(!session.usingHardwareAcceleratedVideoDecoder)
+        for (index, sample) in samples.enumerated() {
+            try session.decodeFrame(sample, flags: [.enableAsynchronousDecompression], frameRefcon: index)
+        }
+        try session.finishDelayedFrames()
+        try session.waitForAsynchronousFrames()
+        session.invalidate()
+        return outputs.all
+    }
+
+    @Test(arguments: CodecFile.fixtures)
+    func fixturesDecodeFrameForFrameAsFFmpegDoes(file: CodecFile) throws {
+        let samples = try file.samples()
+        #expect(samples[0].formatDescription.codecType == file.codec)
+        let oracle = try FrameMD5Oracle(contentsOf: file.url.appendingPathExtension("framemd5")).frames
+        let outputs = try Self.decode(samples)
+        #expect(outputs.count == samples.count, "one output per sample")
+        #expect(outputs.allSatisfy { $0.status == nil }, "\(outputs.compactMap(\.status).first.map { "\($0)" } ?? "")")
+        let images = outputs.compactMap(\.imageBuffer)
+        #expect(images.count == oracle.count, "\(file.name): pictures")
+        for (index, (image, frame)) in zip(images, oracle).enumerated() {
+            #expect(image.md5 == frame.md5, "\(file.name) picture \(index)")
+        }
+        // Presentation order: time stamps never go back.
+        let times = outputs.filter { $0.imageBuffer != nil }.map(\.presentationTimeStamp)
+        #expect(zip(times, times.dropFirst()).allSatisfy { $0.0 < $0.1 }, "\(file.name): presentation order")
+    }
+
+    @Test(.enabled(if: TestData.hasConformance), arguments: CodecFile.conformance)
+    func crosCodecsStreamsMatchTheirNV12Checksums(file: CodecFile) throws {
+        let expected = try file.nv12Checksums()
+        let outputs = try Self.decode(
+            try file.samples(), attributes: ImageBufferAttributes(pixelFormat: .nv12VideoRange))
+        let images = outputs.compactMap(\.imageBuffer)
+        #expect(outputs.allSatisfy { $0.status == nil }, "\(file.name): clean stream, clean statuses")
+        #expect(images.count == expected.count, "\(file.name): frame count")
+        for (index, (image, md5)) in zip(images, expected).enumerated() {
+            #expect(image.pixelFormat == .nv12VideoRange)
+            #expect(image.md5 == md5, "\(file.name) frame \(index)")
+        }
+    }
+
+    /// Each fixture's description agrees with ffprobe's stream: size, sample format and profile.
+    @Test(arguments: CodecFile.fixtures)
+    func formatDescriptionsAgreeWithFFprobe(file: CodecFile) throws {
+        let probe = try FFprobeOracle.parse(Data(contentsOf: file.url.appendingPathExtension("ffprobe.json")))
+        let stream = probe.stream
+        let format = try MediaFileReader(path: file.url.path).formatDescription
+        #expect(format.codecType.ffmpegName == stream["codec_name"])
+        #expect("\(format.dimensions.width)" == stream["width"] && "\(format.dimensions.height)" == stream["height"])
+        let pixelFormat = stream["pix_fmt"] ?? ""
+        let depth = pixelFormat.contains("p10") ? 10 : pixelFormat.contains("p12") ? 12 : 8
+        #expect(format.stream.bitDepthLuma == depth, "\(file.name): \(pixelFormat)")
+        let chroma = pixelFormat.contains("444") ? 3 : pixelFormat.contains("422") ? 2 : 1
+        #expect(format.stream.chromaFormatIdc == chroma, "\(file.name): \(pixelFormat)")
+        if let profile = stream["profile"] { #expect(format.stream.profileName == profile) }
+        let native = DecompressionSession.nativePixelFormat(for: format)
+        #expect(native.ffmpegName == pixelFormat, "\(file.name): native format")
+    }
+
+    /// The bitstream initialisers describe the same stream as the container does.
+    @Test func av1AndVP9DescriptionsFromTheBitstreamAgreeWithTheContainer() throws {
+        for name in ["av1.mp4", "av1-10bit.mkv", "vp9-profile0.ivf", "vp9-profile2-10bit.webm"] {
+            let file = try #require(CodecFile.fixtures.first { $0.name == name })
+            let samples = try file.samples()
+            let container = samples[0].formatDescription
+            let fromStream: VideoFormatDescription
+            if file.codec == .av1 {
+                let record = container.extensions.decoderConfigurationRecord
+                fromStream = try VideoFormatDescription(av1C: record)
+                let sequenceHeader = try #require(container.parameterSets.first)
+                let fromOBU = try VideoFormatDescription(av1SequenceHeaderOBU: sequenceHeader)
+                #expect(fromOBU.stream == fromStream.stream)
+            } else {
+                fromStream = try VideoFormatDescription(vp9KeyFrame: samples[0].data)
+            }
+            #expect(fromStream.codecType == container.codecType, "\(name)")
+            #expect(fromStream.dimensions == container.dimensions, "\(name)")
+            #expect(fromStream.stream.bitDepthLuma == container.stream.bitDepthLuma, "\(name)")
+            #expect(fromStream.stream.chromaFormatIdc == container.stream.chromaFormatIdc, "\(name)")
+            #expect(fromStream.stream.profileIdc == container.stream.profileIdc, "\(name)")
+            // A session made from the bitstream's description decodes the container's samples.
+            let outputs = CollectedOutputs()
+            let session = try DecompressionSession(
+                formatDescription: fromStream,
+                decoderSpecification: DecoderSpecification(hardwareAcceleration: .disabled),
+                outputHandler: outputs.handler)
+            #expect(session.canAcceptFormatDescription(container), "\(name)")
+            session.invalidate()
+        }
+        #expect(throws: VTError.formatDescriptionInvalidParameter) {
+            try VideoFormatDescription(av1SequenceHeaderOBU: [0x12, 0x00])  // a temporal delimiter
+        }
+        #expect(throws: VTError.formatDescriptionInvalidParameter) {
+            try VideoFormatDescription(vp9KeyFrame: [0x86, 0x00, 0x40])  // an inter frame
+        }
+    }
+
+    /// A session goes on with a description of the same codec and refuses another codec's.
+    @Test func formatChangesFollowTheCodecsRules() throws {
+        func format(_ name: String) throws -> VideoFormatDescription {
+            let file = try #require(CodecFile.fixtures.first { $0.name == name })
+            return try MediaFileReader(path: file.url.path).formatDescription
+        }
+        let vp9 = try format("vp9-profile0.ivf")
+        let session = try DecompressionSession(
+            formatDescription: vp9, decoderSpecification: DecoderSpecification(hardwareAcceleration: .disabled)
+        ) { _ in }
+        #expect(session.canAcceptFormatDescription(try format("vp9-profile2-10bit.webm")))
+        #expect(session.canAcceptFormatDescription(try format("vp9-profile1-444.ivf")))
+        #expect(!session.canAcceptFormatDescription(try format("av1.ivf")))
+        #expect(!session.canAcceptFormatDescription(try format("vp8.ivf")))
+        session.invalidate()
+        let av1 = try DecompressionSession(
+            formatDescription: try format("av1.ivf"),
+            decoderSpecification: DecoderSpecification(hardwareAcceleration: .disabled)
+        ) { _ in }
+        #expect(av1.canAcceptFormatDescription(try format("av1-10bit.mkv")))
+        #expect(!av1.canAcceptFormatDescription(try format("mpeg2-progressive.m2v")))
+        av1.invalidate()
+    }
+
+    /// An AV1 stream switched to another sequence mid-stream: the session sends the new sequence
+    /// header in band, and both parts decode as ffmpeg decodes them.
+    @Test func anAV1SessionFollowsANewSequenceHeader() throws {
+        let first = try #require(CodecFile.fixtures.first { $0.name == "av1.mp4" })
+        let second = try #require(CodecFile.fixtures.first { $0.name == "av1-10bit.mkv" })
+        // The MP4 and MKV samples carry no sequence header: the description's must reach the decoder.
+        let samples = try first.samples() + second.samples()
+        let outputs = try Self.decode(samples, threads: 1)
+        let expected =
+            try FrameMD5Oracle(contentsOf: first.url.appendingPathExtension("framemd5")).frames
+            + FrameMD5Oracle(contentsOf: second.url.appendingPathExtension("framemd5")).frames
+        #expect(outputs.allSatisfy { $0.status == nil })
+        let images = outputs.compactMap(\.imageBuffer)
+        // Time stamps restart, so compare by refcon order.
+        let ordered = outputs.filter { $0.imageBuffer != nil }.sorted {
+            ($0.frameRefcon as? Int ?? 0) < ($1.frameRefcon as? Int ?? 0)
+        }
+        #expect(images.count == expected.count)
+        #expect(ordered.compactMap(\.imageBuffer?.md5) == expected.map(\.md5))
+    }
+
+    /// Hostile samples: framing errors are thrown when the sample is made, damage inside valid
+    /// framing comes back as per-frame statuses, one output per accepted sample, never a crash.
+    @Test func damagedSamplesOfEveryCodecNeverTrap() throws {
+        var generator = SeededGenerator(seed: 9)
+        for file in CodecFile.fixtures {
+            let samples = try file.samples()
+            var mutated: [SampleBuffer] = []
+            for sample in samples {
+                var bytes = sample.data
+                if Int.random(in: 0..<3, using: &generator) == 0 {
+                    for _ in 0..<4 {
+                        let index = Int.random(in: 0..<bytes.count, using: &generator)
+                        bytes[index] ^= UInt8.random(in: 1...255, using: &generator)
+                    }
+                }
+                if let damaged = try? SampleBuffer(
+                    data: bytes, formatDescription: sample.formatDescription, timing: sample.timing,
+                    attachments: sample.attachments)
+                {
+                    mutated.append(damaged)
+                }
+            }
+            guard !mutated.isEmpty else { continue }
+            let outputs = try Self.decode(mutated, threads: 1)
+            #expect(outputs.count == mutated.count, "\(file.name): one output per accepted sample")
+        }
+    }
+
+    /// Framing errors of each codec are typed and say what is wrong.
+    @Test func badFramingIsRefusedWhenTheSampleIsMade() throws {
+        let vp9 = try #require(CodecFile.fixtures.first { $0.name == "vp9-profile0.ivf" })
+        let vp9Samples = try vp9.samples()
+        // A superframe whose index claims more bytes than the sample has.
+        let superframe = try #require(vp9Samples.first { VP9Superframe.index(of: $0.data[...]) != nil })
+        var lying = superframe.data
+        let marker = lying[lying.count - 1]
+        let sizeBytes = Int((marker >> 3) & 3) + 1
+        let firstSize = lying.count - Int(marker & 7 + 1) * sizeBytes - 1
+        lying[firstSize + sizeBytes - 1] = 0x7F
+        #expect(throws: VTError.sampleBufferInvalidSampleData) {
+            try SampleBuffer(data: lying, formatDescription: superframe.formatDescription)
+        }
+        // A truncated AV1 OBU.
+        let av1 = try #require(CodecFile.fixtures.first { $0.name == "av1.ivf" })
+        let av1Sample = try #require(try av1.samples().first)
+        do {
+            _ = try SampleBuffer(
+                data: Array(av1Sample.data.dropLast(7)), formatDescription: av1Sample.formatDescription)
+            Issue.record("a truncated OBU was accepted")
+        } catch {
+            #expect(error == .sampleBufferInvalidSampleData)
+            #expect(error.reason.contains("OBU"))
+        }
+        // Annex B data given as an MPEG-2 picture's is fine, H.264 NAL units given as VP8 are not.
+        let vp8 = try #require(CodecFile.fixtures.first { $0.name == "vp8.ivf" })
+        let vp8Format = try #require(try vp8.samples().first?.formatDescription)
+        #expect(throws: VTError.sampleBufferInvalidSampleData) {
+            try SampleBuffer(data: [0x00, 0x00, 0x00, 0x01, 0x67], formatDescription: vp8Format)
+        }
+        let mpeg2 = try #require(CodecFile.fixtures.first { $0.name == "mpeg2-progressive.m2v" })
+        let mpeg2Format = try #require(try mpeg2.samples().first?.formatDescription)
+        #expect(throws: VTError.sampleBufferInvalidSampleData) {
+            try SampleBuffer(data: [0x12, 0x34, 0x56], formatDescription: mpeg2Format)
+        }
+    }
+
+    /// A file cut in the middle of an IVF frame: the reader says so, and what came before decodes.
+    @Test func anIVFFrameCutShortIsATypedError() throws {
+        let file = try #require(CodecFile.fixtures.first { $0.name == "vp9-profile0.ivf" })
+        let bytes = try TestData.bytes(file.url)
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("vatoolbox-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let cut = directory.appendingPathComponent("cut.ivf")
+        try Data(bytes.prefix(bytes.count - 100)).write(to: cut)
+        let reader = try MediaFileReader(path: cut.path)
+        var samples: [SampleBuffer] = []
+        do {
+            while let sample = try reader.nextSample() { samples.append(sample) }
+        } catch {
+            #expect(error == .sampleBufferDataFailed || error == .sampleBufferInvalidSampleData)
+        }
+        #expect(!samples.isEmpty)
+        let outputs = try Self.decode(samples, threads: 1)
+        #expect(outputs.count == samples.count)
+    }
+}
