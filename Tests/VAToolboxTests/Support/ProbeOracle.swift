@@ -73,13 +73,18 @@ enum TraceHeaders {
             ["-hide_banner", "-nostdin", "-i", url.path, "-map", "0:v:0", "-c:v", "copy", "-bsf:v", "trace_headers",
              "-f", "null", "-"])
         var units: [Unit] = []
-        for line in result.standardError.split(separator: "\n") {
-            guard line.hasPrefix("[trace_headers") else { continue }
-            if first == nil, line.contains("] Packet:") {
-                units.append(Unit())
+        var seenPacket = false
+        for fullLine in result.standardError.split(separator: "\n") {
+            // ffmpeg's progress line ("frame=    1 fps=…") can precede a trace line on the same line.
+            guard let start = fullLine.range(of: "[trace_headers") else { continue }
+            let line = fullLine[start.lowerBound...]
+            if line.contains("] Packet:") {
+                seenPacket = true
+                if first == nil { units.append(Unit()) }
                 continue
             }
-            guard let element = parse(line) else { continue }
+            // Elements before the first packet are the codec extradata, not a sample.
+            guard seenPacket, let element = parse(line) else { continue }
             if element.name == first || units.isEmpty { units.append(Unit()) }
             units[units.count - 1].elements.append(element)
         }
