@@ -38,7 +38,9 @@ enum SyntheticMPEG2 {
     }
 
     /// A picture header, its coding extension and one slice.
-    static func picture(_ w: inout BitWriter, type: Int, temporalReference: Int, structure: Int, topFieldFirst: Bool = false) {
+    static func picture(
+        _ w: inout BitWriter, type: Int, temporalReference: Int, structure: Int, topFieldFirst: Bool = false
+    ) {
         w.startCode(0x00)
         w.put(temporalReference, 10); w.put(type, 3); w.put(0xFFFF, 16)
         if type >= 2 { w.put(0, 1); w.put(7, 3) }
@@ -58,14 +60,17 @@ enum SyntheticMPEG2 {
 func mpeg2Samples(_ url: URL) throws -> (stream: [UInt8], samples: [ArraySlice<UInt8>]) {
     var bytes = try TestData.bytes(url)
     if url.pathExtension != "m2v" {
-        bytes = [UInt8](try CommandRunner.ffmpeg(["-i", url.path, "-map", "0:v:0", "-c", "copy", "-f", "mpeg2video", "-"]).standardOutput)
+        bytes = [UInt8](
+            try CommandRunner.ffmpeg(["-i", url.path, "-map", "0:v:0", "-c", "copy", "-f", "mpeg2video", "-"])
+                .standardOutput)
     }
     return (bytes, try MPEG2PictureInfo.samples(in: bytes[...]))
 }
 
 @Suite("MPEG2PictureInfo")
 struct MPEG2BitstreamTests {
-    static let streams = CodecStream.list(CodecStreams.fixtures("mpeg2").filter { $0.pathExtension == "m2v" || CommandRunner.hasFFmpeg })
+    static let streams = CodecStream.list(
+        CodecStreams.fixtures("mpeg2").filter { $0.pathExtension == "m2v" || CommandRunner.hasFFmpeg })
 
     @Test("samples, sync samples and sequence fields match ffprobe", arguments: streams)
     func matchesFFprobe(stream: CodecStream) throws {
@@ -130,11 +135,15 @@ struct MPEG2BitstreamTests {
             #expect((info.isSyncSample ? "1" : "0") == frame["key_frame"], "frame \(i)")
             #expect((info.isInterlaced ? "1" : "0") == frame["interlaced_frame"], "frame \(i)")
             #expect((info.topFieldFirst ? "1" : "0") == frame["top_field_first"], "frame \(i)")
-            #expect((info.pictures[0].codingExtension?.repeatFirstField == true ? "1" : "0") == frame["repeat_pict"], "frame \(i)")
+            #expect(
+                (info.pictures[0].codingExtension?.repeatFirstField == true ? "1" : "0") == frame["repeat_pict"],
+                "frame \(i)")
         }
     }
 
-    @Test("every header field matches ffmpeg's trace_headers (CBS MPEG-2 parser)", .enabled(if: CommandRunner.hasFFmpeg), arguments: streams)
+    @Test(
+        "every header field matches ffmpeg's trace_headers (CBS MPEG-2 parser)", .enabled(if: CommandRunner.hasFFmpeg),
+        arguments: streams)
     func matchesTraceHeaders(stream: CodecStream) throws {
         let (_, samples) = try mpeg2Samples(stream.url)
         let units = try TraceHeaders.units(of: stream.url, startingAt: nil)
@@ -158,11 +167,15 @@ struct MPEG2BitstreamTests {
                 #expect(e.bitRateExtension == unit["bit_rate_extension"], c)
                 #expect(e.vbvBufferSizeExtension == unit["vbv_buffer_size_extension"], c)
                 #expect(e.lowDelay == (unit["low_delay"] == 1), c)
-                #expect(e.frameRateExtensionN == unit["frame_rate_extension_n"] && e.frameRateExtensionD == unit["frame_rate_extension_d"], c)
+                #expect(
+                    e.frameRateExtensionN == unit["frame_rate_extension_n"]
+                        && e.frameRateExtensionD == unit["frame_rate_extension_d"], c)
                 #expect((info.sequenceDisplayExtension != nil) == unit.has("video_format"), c)
                 if let d = info.sequenceDisplayExtension {
                     #expect(d.videoFormat == unit["video_format"], c)
-                    #expect(d.colourPrimaries == unit["colour_primaries"] && d.matrixCoefficients == unit["matrix_coefficients"], c)
+                    #expect(
+                        d.colourPrimaries == unit["colour_primaries"]
+                            && d.matrixCoefficients == unit["matrix_coefficients"], c)
                     #expect(d.displayHorizontalSize == unit["display_horizontal_size"], c)
                     #expect(d.displayVerticalSize == unit["display_vertical_size"], c)
                 }
@@ -175,12 +188,17 @@ struct MPEG2BitstreamTests {
             #expect(p.header.pictureCodingType.rawValue == unit["picture_coding_type"], c)
             #expect(p.header.vbvDelay == unit["vbv_delay"], c)
             let x = try #require(p.codingExtension)
-            #expect(x.fCode == [[unit["f_code[0][0]"] ?? -1, unit["f_code[0][1]"] ?? -1], [unit["f_code[1][0]"] ?? -1, unit["f_code[1][1]"] ?? -1]], c)
+            #expect(
+                x.fCode == [
+                    [unit["f_code[0][0]"] ?? -1, unit["f_code[0][1]"] ?? -1],
+                    [unit["f_code[1][0]"] ?? -1, unit["f_code[1][1]"] ?? -1],
+                ], c)
             #expect(x.intraDcPrecision == unit["intra_dc_precision"], c)
             #expect(x.pictureStructure.rawValue == unit["picture_structure"], c)
             #expect(x.topFieldFirst == (unit["top_field_first"] == 1), c)
             #expect(x.framePredFrameDct == (unit["frame_pred_frame_dct"] == 1), c)
-            #expect(x.qScaleType == (unit["q_scale_type"] == 1) && x.intraVlcFormat == (unit["intra_vlc_format"] == 1), c)
+            #expect(
+                x.qScaleType == (unit["q_scale_type"] == 1) && x.intraVlcFormat == (unit["intra_vlc_format"] == 1), c)
             #expect(x.alternateScan == (unit["alternate_scan"] == 1), c)
             #expect(x.repeatFirstField == (unit["repeat_first_field"] == 1), c)
             #expect(x.chroma420Type == (unit["chroma_420_type"] == 1), c)
@@ -211,7 +229,10 @@ struct MPEG2BitstreamTests {
         #expect(infos.map(\.isComplete) == [true, true, true, false])
         #expect(infos.map(\.isSyncSample) == [true, false, false, false])
         #expect(infos.map(\.isInterlaced) == [true, true, true, true])
-        #expect(infos[0].sequenceHeader.map { $0.frameRate(with: infos[0].sequenceExtension) } .map { "\($0.numerator)/\($0.denominator)" } == "50/1")
+        #expect(
+            infos[0].sequenceHeader.map { $0.frameRate(with: infos[0].sequenceExtension) }.map {
+                "\($0.numerator)/\($0.denominator)"
+            } == "50/1")
         #expect(infos[0].sequenceHeader?.width(with: infos[0].sequenceExtension) == 720)
         #expect(infos[0].groupOfPicturesHeader?.closedGop == true)
         #expect(infos[3].hasSequenceEnd)
@@ -259,17 +280,21 @@ struct MPEG2BitstreamTests {
         var threw = 0
         for sample in samples {
             for round in 0..<40 {
-                var bytes = Array(sample.prefix(round % 4 == 0 ? Int.random(in: 0...80, using: &generator) : sample.count))
+                var bytes = Array(
+                    sample.prefix(round % 4 == 0 ? Int.random(in: 0...80, using: &generator) : sample.count))
                 if round % 4 != 0 {
                     for _ in 0..<(1 + round % 3) {
-                        bytes[Int.random(in: 0..<min(bytes.count, 120), using: &generator)] ^= UInt8.random(in: 1...255, using: &generator)
+                        bytes[Int.random(in: 0..<min(bytes.count, 120), using: &generator)] ^= UInt8.random(
+                            in: 1...255, using: &generator)
                     }
                 }
                 do throws(VTError) {
                     for piece in try MPEG2PictureInfo.samples(in: bytes[...]) { _ = try MPEG2PictureInfo(piece) }
                     parsed += 1
                 } catch {
-                    #expect(error == VTError.sampleBufferInvalidSampleData || error == VTError.formatDescriptionInvalidParameter, "\(error)")
+                    #expect(
+                        error == VTError.sampleBufferInvalidSampleData
+                            || error == VTError.formatDescriptionInvalidParameter, "\(error)")
                     threw += 1
                 }
             }

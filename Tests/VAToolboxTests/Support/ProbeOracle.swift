@@ -70,8 +70,10 @@ enum TraceHeaders {
     static func units(of url: URL, startingAt first: String?) throws -> [Unit] {
         let result = try CommandRunner.run(
             URL(fileURLWithPath: "/usr/bin/ffmpeg"),
-            ["-hide_banner", "-nostdin", "-i", url.path, "-map", "0:v:0", "-c:v", "copy", "-bsf:v", "trace_headers",
-             "-f", "null", "-"])
+            [
+                "-hide_banner", "-nostdin", "-i", url.path, "-map", "0:v:0", "-c:v", "copy", "-bsf:v", "trace_headers",
+                "-f", "null", "-",
+            ])
         var units: [Unit] = []
         var seenPacket = false
         for fullLine in result.standardError.split(separator: "\n") {
