@@ -145,10 +145,9 @@ struct VP9BitstreamTests {
             #expect(frame.size.map { String($0.width) } == probed["width"], context)
             #expect(frame.size.map { String($0.height) } == probed["height"], context)
             #expect(frame.color.map(ffmpegPixelFormat) == probed["pix_fmt"], context)
-            if !frame.header.showExistingFrame {
-                #expect((frame.header.isKeyFrame ? "1" : "0") == probed["key_frame"], context)
-                #expect((frame.header.frameIsIntra ? "I" : "P") == probed["pict_type"], context)
-            }
+            // ffmpeg reports a show-existing frame as a non-key P frame, whatever it shows.
+            #expect((frame.header.isKeyFrame ? "1" : "0") == probed["key_frame"], context)
+            #expect((frame.header.frameIsIntra ? "I" : "P") == probed["pict_type"], context)
         }
         if let range = oracle.stream["color_range"], let color = frames.first?.color {
             #expect(range == (color.isFullRange ? "pc" : "tv"))
@@ -205,6 +204,89 @@ struct VP9BitstreamTests {
         #expect(h.frameSize == VP9FrameSize(width: 320, height: 240))
         #expect(h.renderWidth == 320 && h.renderHeight == 240)
         #expect(h.description.hasPrefix("VP9 profile 1 key frame 320x240, 8-bit 4:4:4"))
+    }
+}
+
+/// Synthetic intra-only frames (no stream at hand has one: libvpx makes them only in special modes).
+@Suite("VP9UncompressedHeader intra-only")
+struct VP9IntraOnlyTests {
+    /// An intra-only frame header of `profile` up to `header_size_in_bytes`, followed by `headerSize` bytes.
+    static func intraOnlyFrame(profile: Int, refresh: Int, width: Int, height: Int, headerSize: Int = 4) -> [UInt8] {
+        var w = BitWriter()
+        w.put(2, 2)  // frame_marker
+        w.put(profile & 1, 1)
+        w.put(profile >> 1, 1)
+        if profile == 3 { w.put(0, 1) }
+        w.put(0, 1)  // show_existing_frame
+        w.put(1, 1)  // frame_type NON_KEY_FRAME
+        w.put(0, 1)  // show_frame
+        w.put(0, 1)  // error_resilient_mode
+        w.put(1, 1)  // intra_only
+        w.put(0, 2)  // reset_frame_context
+        w.put(0x49_8342, 24)
+        if profile > 0 {
+            if profile >= 2 { w.put(1, 1) }  // ten_or_twelve_bit: 12-bit
+            w.put(2, 3)  // color_space BT.709
+            w.put(1, 1)  // color_range full
+            if profile == 1 || profile == 3 {
+                w.put(1, 1)  // subsampling_x
+                w.put(0, 1)  // subsampling_y: 4:2:2
+                w.put(0, 1)
+            }
+        }
+        w.put(refresh, 8)
+        w.put(width - 1, 16)
+        w.put(height - 1, 16)
+        w.put(0, 1)  // render_and_frame_size_different
+        w.put(1, 1)  // refresh_frame_context
+        w.put(0, 1)  // frame_parallel_decoding_mode
+        w.put(0, 2)  // frame_context_idx
+        w.put(10, 6)  // loop_filter_level
+        w.put(0, 3)
+        w.put(0, 1)  // loop_filter_delta_enabled
+        w.put(60, 8)  // base_q_idx
+        w.put(0, 3)  // no delta_q
+        w.put(0, 1)  // segmentation_enabled
+        w.put(0, 1)  // tile_cols: 64 wide frame → max 0, no increment bit; tile_rows_log2 0
+        w.put(headerSize, 16)
+        return w.bytes + Array(repeating: 0, count: headerSize)
+    }
+
+    @Test("profile 0 implies 8-bit 4:2:0 BT.601; profile 1 and 2 read color_config()", arguments: [0, 1, 2, 3])
+    func intraOnly(profile: Int) throws {
+        let bytes = Self.intraOnlyFrame(profile: profile, refresh: 0x24, width: 64, height: 48)
+        let h = try VP9UncompressedHeader(bytes[...])
+        #expect(h.intraOnly && !h.isKeyFrame && h.frameIsIntra && !h.showFrame)
+        #expect(h.refreshFrameFlags == 0x24)
+        #expect(h.frameSize == VP9FrameSize(width: 64, height: 48))
+        #expect(h.loopFilter.loopFilterLevel == 10 && h.quantization.baseQIdx == 60)
+        #expect(h.headerSizeInBytes == 4 && h.uncompressedHeaderSize == bytes.count - 4)
+        switch profile {
+        case 0: #expect(h.colorConfig == VP9ColorConfig.profile0IntraOnly)
+        case 1:
+            #expect(
+                h.colorConfig
+                    == VP9ColorConfig(bitDepth: 8, colorSpace: 2, colorRange: 1, subsamplingX: 1, subsamplingY: 0))
+        case 2:
+            #expect(
+                h.colorConfig
+                    == VP9ColorConfig(bitDepth: 12, colorSpace: 2, colorRange: 1, subsamplingX: 1, subsamplingY: 1))
+        default:
+            #expect(
+                h.colorConfig
+                    == VP9ColorConfig(bitDepth: 12, colorSpace: 2, colorRange: 1, subsamplingX: 1, subsamplingY: 0))
+        }
+        var sizes = VP9ReferenceFrameSizes()
+        sizes.update(after: h)
+        #expect(sizes.slots.map { $0 != nil } == [false, false, true, false, false, true, false, false])
+    }
+
+    @Test("a compressed header past the end of the frame, or of size 0, throws")
+    func headerSize() throws {
+        let long = Self.intraOnlyFrame(profile: 0, refresh: 1, width: 64, height: 48, headerSize: 4)
+        #expect(throws: VTError.formatDescriptionInvalidParameter) { try VP9UncompressedHeader(long.dropLast()) }
+        let zero = Self.intraOnlyFrame(profile: 0, refresh: 1, width: 64, height: 48, headerSize: 0)
+        #expect(throws: VTError.formatDescriptionInvalidParameter) { try VP9UncompressedHeader(zero[...]) }
     }
 }
 
