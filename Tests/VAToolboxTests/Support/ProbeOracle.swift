@@ -115,9 +115,10 @@ enum CodecStreams {
             .map { TestData.fixtures.appendingPathComponent($0) }
     }
 
-    /// The IVF conformance streams in `cros-codecs-<folder>` (checked by signature, not extension).
+    /// The IVF conformance streams in `cros-codecs-<folder>` (checked by signature, not extension);
+    /// none without ffprobe, their oracle.
     static func conformanceIVF(_ folder: String) -> [URL] {
-        guard let root = TestData.conformance else { return [] }
+        guard let root = TestData.conformance, TestData.hasFFprobe else { return [] }
         let directory = root.appendingPathComponent(folder)
         let files = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
         return files.sorted().map { directory.appendingPathComponent($0) }.filter { url in
