@@ -29,16 +29,22 @@ struct VP8BitstreamTests {
             guard header.showFrame else { continue }
             let probed = oracle.frames[outputIndex]
             outputIndex += 1
-            #expect(size.map { String($0.0) } == probed["width"] && size.map { String($0.1) } == probed["height"], "\(header)")
+            #expect(
+                size.map { String($0.0) } == probed["width"] && size.map { String($0.1) } == probed["height"],
+                "\(header)")
             #expect((header.isKeyFrame ? "1" : "0") == probed["key_frame"], "\(header)")
             #expect((header.isKeyFrame ? "I" : "P") == probed["pict_type"], "\(header)")
         }
         #expect(headers.first?.isKeyFrame == true)
         #expect(headers.first?.colorSpace == 0 && headers.first?.clampingType == 0)
-        #expect(headers.first.map { String($0.version) } == oracle.stream["profile"], "ffprobe's VP8 profile is the version")
+        #expect(
+            headers.first.map { String($0.version) } == oracle.stream["profile"], "ffprobe's VP8 profile is the version"
+        )
     }
 
-    @Test("the GStreamer key frame parses to GStreamer's values (cros-codecs / gst vp8parser test)", .enabled(if: TestData.hasConformance))
+    @Test(
+        "the GStreamer key frame parses to GStreamer's values (cros-codecs / gst vp8parser test)",
+        .enabled(if: TestData.hasConformance))
     func gstreamerIntra() throws {
         let root = try #require(TestData.conformance)
         let bytes = try TestData.bytes(root.appendingPathComponent("cros-codecs-vp8/vp8-parser-test-0-intra.bin"))
@@ -69,7 +75,8 @@ struct VP8BitstreamTests {
 
     @Test("short frames, a missing start code and a first partition past the end throw")
     func malformed() throws {
-        let key: [UInt8] = [0x50, 0x1D, 0x00, 0x9D, 0x01, 0x2A, 0xB0, 0x00, 0x90, 0x00] + Array(repeating: 0, count: 300)
+        let key: [UInt8] =
+            [0x50, 0x1D, 0x00, 0x9D, 0x01, 0x2A, 0xB0, 0x00, 0x90, 0x00] + Array(repeating: 0, count: 300)
         #expect(throws: Never.self) { try VP8FrameHeader(key[...]) }
         for bad in [Array(key.prefix(2)), Array(key.prefix(9)), Array(key.prefix(100))] {
             #expect(throws: VTError.formatDescriptionInvalidParameter) { try VP8FrameHeader(bad[...]) }
@@ -88,9 +95,11 @@ struct VP8BitstreamTests {
         var threw = 0
         for sample in samples {
             for round in 0..<30 {
-                var bytes = Array(sample.prefix(round % 3 == 0 ? Int.random(in: 0...40, using: &generator) : sample.count))
+                var bytes = Array(
+                    sample.prefix(round % 3 == 0 ? Int.random(in: 0...40, using: &generator) : sample.count))
                 if round % 3 != 0, !bytes.isEmpty {
-                    bytes[Int.random(in: 0..<min(bytes.count, 16), using: &generator)] ^= UInt8.random(in: 1...255, using: &generator)
+                    bytes[Int.random(in: 0..<min(bytes.count, 16), using: &generator)] ^= UInt8.random(
+                        in: 1...255, using: &generator)
                 }
                 do throws(VTError) {
                     _ = try VP8FrameHeader(bytes[...])
@@ -133,7 +142,8 @@ struct IVFReaderTests {
         for (frame, packet) in zip(frames, oracle.packets) {
             #expect(String(frame.data.count) == packet["size"], "frame \(frame.index)")
             #expect(String(frame.presentationTimestamp) == packet["pts"], "frame \(frame.index)")
-            #expect(String(frame.offset) == packet["pos"], "frame \(frame.index): ffmpeg gives the frame header's offset")
+            #expect(
+                String(frame.offset) == packet["pos"], "frame \(frame.index): ffmpeg gives the frame header's offset")
         }
     }
 

@@ -39,7 +39,8 @@ func vp9Frames(_ url: URL) throws -> (samples: [IVFFrame], frames: [VP9TracedFra
             let header = try VP9UncompressedHeader(frame, referenceFrameSizes: sizes)
             if let config = header.colorConfig { color = config }
             let size = header.showExistingFrame ? sizes[header.frameToShowMapIdx ?? -1] : header.frameSize
-            frames.append(VP9TracedFrame(sample: sample.index, isFirstInSample: i == 0, header: header, size: size, color: color))
+            frames.append(
+                VP9TracedFrame(sample: sample.index, isFirstInSample: i == 0, header: header, size: size, color: color))
             sizes.update(after: header)
         }
     }
@@ -49,15 +50,21 @@ func vp9Frames(_ url: URL) throws -> (samples: [IVFFrame], frames: [VP9TracedFra
 /// ffprobe's `pix_fmt` for a VP9 colour configuration.
 func ffmpegPixelFormat(_ c: VP9ColorConfig) -> String {
     if c.colorSpace == VP9ColorConfig.colorSpaceRGB { return c.bitDepth == 8 ? "gbrp" : "gbrp\(c.bitDepth)le" }
-    let base = ["1,1": "yuv420p", "1,0": "yuv422p", "0,1": "yuv440p", "0,0": "yuv444p"]["\(c.subsamplingX),\(c.subsamplingY)"] ?? "?"
+    let base =
+        ["1,1": "yuv420p", "1,0": "yuv422p", "0,1": "yuv440p", "0,0": "yuv444p"]["\(c.subsamplingX),\(c.subsamplingY)"]
+        ?? "?"
     return c.bitDepth == 8 ? base : "\(base)\(c.bitDepth)le"
 }
 
 @Suite("VP9UncompressedHeader")
 struct VP9BitstreamTests {
-    static let streams = CodecStream.list(CodecStreams.fixtures("vp9").filter { $0.pathExtension != "webm" || CommandRunner.hasFFmpeg } + CodecStreams.conformanceIVF("cros-codecs-vp9"))
+    static let streams = CodecStream.list(
+        CodecStreams.fixtures("vp9").filter { $0.pathExtension != "webm" || CommandRunner.hasFFmpeg }
+            + CodecStreams.conformanceIVF("cros-codecs-vp9"))
 
-    @Test("every frame matches ffmpeg's trace_headers (CBS VP9 parser)", .enabled(if: CommandRunner.hasFFmpeg), arguments: streams)
+    @Test(
+        "every frame matches ffmpeg's trace_headers (CBS VP9 parser)", .enabled(if: CommandRunner.hasFFmpeg),
+        arguments: streams)
     func matchesTraceHeaders(stream: CodecStream) throws {
         let (_, frames) = try vp9Frames(stream.url)
         let units = try TraceHeaders.units(of: stream.url, startingAt: "frame_marker")
@@ -79,7 +86,9 @@ struct VP9BitstreamTests {
             if unit.has("color_space") {
                 #expect(h.colorSpace == unit["color_space"], context)
                 #expect(h.colorRange == (unit["color_range"] ?? 1), context)
-                #expect(h.bitDepth == (unit.has("ten_or_twelve_bit") ? (unit["ten_or_twelve_bit"] == 1 ? 12 : 10) : 8), context)
+                #expect(
+                    h.bitDepth == (unit.has("ten_or_twelve_bit") ? (unit["ten_or_twelve_bit"] == 1 ? 12 : 10) : 8),
+                    context)
                 if unit.has("subsampling_x") {
                     #expect(h.subsamplingX == unit["subsampling_x"], context)
                     #expect(h.subsamplingY == unit["subsampling_y"], context)
@@ -97,7 +106,8 @@ struct VP9BitstreamTests {
             if let w = unit["render_width_minus_1"] {
                 #expect(h.renderWidth == w + 1 && h.renderHeight == (unit["render_height_minus_1"] ?? -1) + 1, context)
             }
-            for (j, name) in ["ref_frame_idx[0]", "ref_frame_idx[1]", "ref_frame_idx[2]"].enumerated() where unit.has(name) {
+            for (j, name) in ["ref_frame_idx[0]", "ref_frame_idx[1]", "ref_frame_idx[2]"].enumerated()
+            where unit.has(name) {
                 #expect(h.refFrameIdx[j] == unit[name], context)
             }
             #expect(h.refreshFrameContext == (unit["refresh_frame_context"] ?? 0 == 1), context)
@@ -135,18 +145,20 @@ struct VP9BitstreamTests {
             #expect(frame.size.map { String($0.width) } == probed["width"], context)
             #expect(frame.size.map { String($0.height) } == probed["height"], context)
             #expect(frame.color.map(ffmpegPixelFormat) == probed["pix_fmt"], context)
-            if !frame.header.showExistingFrame {
-                #expect((frame.header.isKeyFrame ? "1" : "0") == probed["key_frame"], context)
-                #expect((frame.header.frameIsIntra ? "I" : "P") == probed["pict_type"], context)
-            }
+            // ffmpeg reports a show-existing frame as a non-key P frame, whatever it shows.
+            #expect((frame.header.isKeyFrame ? "1" : "0") == probed["key_frame"], context)
+            #expect((frame.header.frameIsIntra ? "I" : "P") == probed["pict_type"], context)
         }
         if let range = oracle.stream["color_range"], let color = frames.first?.color {
             #expect(range == (color.isFullRange ? "pc" : "tv"))
         }
-        #expect(frames.first?.header.profile == oracle.stream["profile"].flatMap { Int($0.dropFirst("Profile ".count)) })
+        #expect(
+            frames.first?.header.profile == oracle.stream["profile"].flatMap { Int($0.dropFirst("Profile ".count)) })
     }
 
-    @Test("the GStreamer superframe splits into 1333 + 214 bytes (cros-codecs / GStreamer vp9parser test)", .enabled(if: TestData.hasConformance))
+    @Test(
+        "the GStreamer superframe splits into 1333 + 214 bytes (cros-codecs / GStreamer vp9parser test)",
+        .enabled(if: TestData.hasConformance))
     func gstreamerSuperframe() throws {
         let root = try #require(TestData.conformance)
         let bytes = try TestData.bytes(root.appendingPathComponent("cros-codecs-vp9/vp9-superframe.bin"))
@@ -172,7 +184,10 @@ struct VP9BitstreamTests {
         let (_, frames) = try vp9Frames(TestData.fixtures.appendingPathComponent("vp9-resolution-change.ivf"))
         let keys = frames.enumerated().filter { $0.element.header.isKeyFrame }
         #expect(keys.map(\.offset) == [0, 15])
-        #expect(keys.map { $0.element.header.frameSize } == [VP9FrameSize(width: 322, height: 242), VP9FrameSize(width: 176, height: 144)])
+        #expect(
+            keys.map { $0.element.header.frameSize } == [
+                VP9FrameSize(width: 322, height: 242), VP9FrameSize(width: 176, height: 144),
+            ])
         #expect(frames.dropFirst().allSatisfy { $0.header.isKeyFrame || $0.header.frameSizeFromRef != nil })
     }
 
@@ -182,11 +197,96 @@ struct VP9BitstreamTests {
         let first = try #require(try reader.next())
         let h = try VP9UncompressedHeader(first.data)
         #expect(h.profile == 1 && h.isKeyFrame && h.showFrame && !h.intraOnly)
-        #expect(h.colorConfig == VP9ColorConfig(bitDepth: 8, colorSpace: 0, colorRange: 0, subsamplingX: 0, subsamplingY: 0))
+        #expect(
+            h.colorConfig == VP9ColorConfig(bitDepth: 8, colorSpace: 0, colorRange: 0, subsamplingX: 0, subsamplingY: 0)
+        )
         #expect(h.refreshFrameFlags == 0xFF)
         #expect(h.frameSize == VP9FrameSize(width: 320, height: 240))
         #expect(h.renderWidth == 320 && h.renderHeight == 240)
         #expect(h.description.hasPrefix("VP9 profile 1 key frame 320x240, 8-bit 4:4:4"))
+    }
+}
+
+/// Synthetic intra-only frames (no stream at hand has one: libvpx makes them only in special modes).
+@Suite("VP9UncompressedHeader intra-only")
+struct VP9IntraOnlyTests {
+    /// An intra-only frame header of `profile` up to `header_size_in_bytes`, followed by `headerSize` bytes.
+    static func intraOnlyFrame(profile: Int, refresh: Int, width: Int, height: Int, headerSize: Int = 4) -> [UInt8] {
+        var w = BitWriter()
+        w.put(2, 2)  // frame_marker
+        w.put(profile & 1, 1)
+        w.put(profile >> 1, 1)
+        if profile == 3 { w.put(0, 1) }
+        w.put(0, 1)  // show_existing_frame
+        w.put(1, 1)  // frame_type NON_KEY_FRAME
+        w.put(0, 1)  // show_frame
+        w.put(0, 1)  // error_resilient_mode
+        w.put(1, 1)  // intra_only
+        w.put(0, 2)  // reset_frame_context
+        w.put(0x49_8342, 24)
+        if profile > 0 {
+            if profile >= 2 { w.put(1, 1) }  // ten_or_twelve_bit: 12-bit
+            w.put(2, 3)  // color_space BT.709
+            w.put(1, 1)  // color_range full
+            if profile == 1 || profile == 3 {
+                w.put(1, 1)  // subsampling_x
+                w.put(0, 1)  // subsampling_y: 4:2:2
+                w.put(0, 1)
+            }
+        }
+        w.put(refresh, 8)
+        w.put(width - 1, 16)
+        w.put(height - 1, 16)
+        w.put(0, 1)  // render_and_frame_size_different
+        w.put(1, 1)  // refresh_frame_context
+        w.put(0, 1)  // frame_parallel_decoding_mode
+        w.put(0, 2)  // frame_context_idx
+        w.put(10, 6)  // loop_filter_level
+        w.put(0, 3)
+        w.put(0, 1)  // loop_filter_delta_enabled
+        w.put(60, 8)  // base_q_idx
+        w.put(0, 3)  // no delta_q
+        w.put(0, 1)  // segmentation_enabled
+        w.put(0, 1)  // tile_cols: 64 wide frame → max 0, no increment bit; tile_rows_log2 0
+        w.put(headerSize, 16)
+        return w.bytes + Array(repeating: 0, count: headerSize)
+    }
+
+    @Test("profile 0 implies 8-bit 4:2:0 BT.601; profile 1 and 2 read color_config()", arguments: [0, 1, 2, 3])
+    func intraOnly(profile: Int) throws {
+        let bytes = Self.intraOnlyFrame(profile: profile, refresh: 0x24, width: 64, height: 48)
+        let h = try VP9UncompressedHeader(bytes[...])
+        #expect(h.intraOnly && !h.isKeyFrame && h.frameIsIntra && !h.showFrame)
+        #expect(h.refreshFrameFlags == 0x24)
+        #expect(h.frameSize == VP9FrameSize(width: 64, height: 48))
+        #expect(h.loopFilter.loopFilterLevel == 10 && h.quantization.baseQIdx == 60)
+        #expect(h.headerSizeInBytes == 4 && h.uncompressedHeaderSize == bytes.count - 4)
+        switch profile {
+        case 0: #expect(h.colorConfig == VP9ColorConfig.profile0IntraOnly)
+        case 1:
+            #expect(
+                h.colorConfig
+                    == VP9ColorConfig(bitDepth: 8, colorSpace: 2, colorRange: 1, subsamplingX: 1, subsamplingY: 0))
+        case 2:
+            #expect(
+                h.colorConfig
+                    == VP9ColorConfig(bitDepth: 12, colorSpace: 2, colorRange: 1, subsamplingX: 1, subsamplingY: 1))
+        default:
+            #expect(
+                h.colorConfig
+                    == VP9ColorConfig(bitDepth: 12, colorSpace: 2, colorRange: 1, subsamplingX: 1, subsamplingY: 0))
+        }
+        var sizes = VP9ReferenceFrameSizes()
+        sizes.update(after: h)
+        #expect(sizes.slots.map { $0 != nil } == [false, false, true, false, false, true, false, false])
+    }
+
+    @Test("a compressed header past the end of the frame, or of size 0, throws")
+    func headerSize() throws {
+        let long = Self.intraOnlyFrame(profile: 0, refresh: 1, width: 64, height: 48, headerSize: 4)
+        #expect(throws: VTError.formatDescriptionInvalidParameter) { try VP9UncompressedHeader(long.dropLast()) }
+        let zero = Self.intraOnlyFrame(profile: 0, refresh: 1, width: 64, height: 48, headerSize: 0)
+        #expect(throws: VTError.formatDescriptionInvalidParameter) { try VP9UncompressedHeader(zero[...]) }
     }
 }
 
@@ -236,10 +336,14 @@ struct VP9SuperframeTests {
         #expect(throws: VTError.sampleBufferInvalidSampleData) { try VP9Superframe.frames(in: [][...]) }
     }
 
-    @Test("seeded mutations and truncations of real samples throw or parse, never crash", .enabled(if: TestData.hasConformance))
+    @Test(
+        "seeded mutations and truncations of real samples throw or parse, never crash",
+        .enabled(if: TestData.hasConformance))
     func hostile() throws {
         var samples: [ArraySlice<UInt8>] = []
-        for url in CodecStreams.conformanceIVF("cros-codecs-vp9") + [TestData.fixtures.appendingPathComponent("vp9-profile0.ivf")] {
+        for url in CodecStreams.conformanceIVF("cros-codecs-vp9") + [
+            TestData.fixtures.appendingPathComponent("vp9-profile0.ivf")
+        ] {
             var reader = try IVFReader(try TestData.bytes(url))
             samples += try reader.allFrames().prefix(40).map(\.data)
         }
@@ -256,7 +360,10 @@ struct VP9SuperframeTests {
                         // Mutate the header or the superframe index at the end.
                         let region = round % 2 == 0 ? min(bytes.count, 24) : bytes.count
                         guard region > 0 else { break }
-                        let at = round % 2 == 0 ? Int.random(in: 0..<region, using: &generator) : max(0, bytes.count - 1 - Int.random(in: 0..<min(bytes.count, 12), using: &generator))
+                        let at =
+                            round % 2 == 0
+                            ? Int.random(in: 0..<region, using: &generator)
+                            : max(0, bytes.count - 1 - Int.random(in: 0..<min(bytes.count, 12), using: &generator))
                         bytes[at] ^= UInt8.random(in: 1...255, using: &generator)
                     }
                 }
@@ -266,7 +373,9 @@ struct VP9SuperframeTests {
                     }
                     parsed += 1
                 } catch {
-                    #expect(error == VTError.sampleBufferInvalidSampleData || error == VTError.formatDescriptionInvalidParameter, "\(error)")
+                    #expect(
+                        error == VTError.sampleBufferInvalidSampleData
+                            || error == VTError.formatDescriptionInvalidParameter, "\(error)")
                     threw += 1
                 }
             }

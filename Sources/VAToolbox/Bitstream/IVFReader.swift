@@ -78,16 +78,19 @@ public struct IVFReader: Sendable {
         guard remaining > 0 else { return nil }
         guard remaining >= Self.frameHeaderSize else {
             throw VTError.sampleBufferInvalidSampleData.with(
-                "IVF: frame \(frameIndex) at offset \(offset): only \(remaining) bytes left, fewer than a 12-byte frame header")
+                "IVF: frame \(frameIndex) at offset \(offset): only \(remaining) bytes left, fewer than a 12-byte frame header"
+            )
         }
         let size = Int(Self.littleEndian(bytes, at: offset, count: 4))
         let timestamp = Int64(bitPattern: Self.littleEndian(bytes, at: offset + 4, count: 8))
         let start = offset + Self.frameHeaderSize
         guard size <= bytes.count - start else {
             throw VTError.sampleBufferInvalidSampleData.with(
-                "IVF: frame \(frameIndex) at offset \(offset) declares \(size) bytes, but only \(bytes.count - start) follow its header")
+                "IVF: frame \(frameIndex) at offset \(offset) declares \(size) bytes, but only \(bytes.count - start) follow its header"
+            )
         }
-        let frame = IVFFrame(index: frameIndex, offset: offset, presentationTimestamp: timestamp, data: bytes[start..<start + size])
+        let frame = IVFFrame(
+            index: frameIndex, offset: offset, presentationTimestamp: timestamp, data: bytes[start..<start + size])
         offset = start + size
         frameIndex += 1
         return frame

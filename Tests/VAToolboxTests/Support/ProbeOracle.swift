@@ -70,16 +70,23 @@ enum TraceHeaders {
     static func units(of url: URL, startingAt first: String?) throws -> [Unit] {
         let result = try CommandRunner.run(
             URL(fileURLWithPath: "/usr/bin/ffmpeg"),
-            ["-hide_banner", "-nostdin", "-i", url.path, "-map", "0:v:0", "-c:v", "copy", "-bsf:v", "trace_headers",
-             "-f", "null", "-"])
+            [
+                "-hide_banner", "-nostdin", "-i", url.path, "-map", "0:v:0", "-c:v", "copy", "-bsf:v", "trace_headers",
+                "-f", "null", "-",
+            ])
         var units: [Unit] = []
-        for line in result.standardError.split(separator: "\n") {
-            guard line.hasPrefix("[trace_headers") else { continue }
-            if first == nil, line.contains("] Packet:") {
-                units.append(Unit())
+        var seenPacket = false
+        for fullLine in result.standardError.split(separator: "\n") {
+            // ffmpeg's progress line ("frame=    1 fps=…") can precede a trace line on the same line.
+            guard let start = fullLine.range(of: "[trace_headers") else { continue }
+            let line = fullLine[start.lowerBound...]
+            if line.contains("] Packet:") {
+                seenPacket = true
+                if first == nil { units.append(Unit()) }
                 continue
             }
-            guard let element = parse(line) else { continue }
+            // Elements before the first packet are the codec extradata, not a sample.
+            guard seenPacket, let element = parse(line) else { continue }
             if element.name == first || units.isEmpty { units.append(Unit()) }
             units[units.count - 1].elements.append(element)
         }
@@ -108,9 +115,10 @@ enum CodecStreams {
             .map { TestData.fixtures.appendingPathComponent($0) }
     }
 
-    /// The IVF conformance streams in `cros-codecs-<folder>` (checked by signature, not extension).
+    /// The IVF conformance streams in `cros-codecs-<folder>` (checked by signature, not extension);
+    /// none without ffprobe, their oracle.
     static func conformanceIVF(_ folder: String) -> [URL] {
-        guard let root = TestData.conformance else { return [] }
+        guard let root = TestData.conformance, TestData.hasFFprobe else { return [] }
         let directory = root.appendingPathComponent(folder)
         let files = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
         return files.sorted().map { directory.appendingPathComponent($0) }.filter { url in

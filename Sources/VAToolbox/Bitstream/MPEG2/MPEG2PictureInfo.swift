@@ -158,7 +158,8 @@ public struct MPEG2PictureInfo: Sendable, Hashable, CustomStringConvertible {
         text += "(temporal reference \(pictures.first?.header.temporalReference ?? 0))"
         text += isInterlaced ? ", interlaced, \(topFieldFirst ? "top" : "bottom") field first" : ", progressive"
         if let sequenceHeader {
-            text += ", sequence header \(sequenceHeader.width(with: sequenceExtension))x\(sequenceHeader.height(with: sequenceExtension))"
+            text +=
+                ", sequence header \(sequenceHeader.width(with: sequenceExtension))x\(sequenceHeader.height(with: sequenceExtension))"
         }
         if isSyncSample { text += ", sync" }
         return text

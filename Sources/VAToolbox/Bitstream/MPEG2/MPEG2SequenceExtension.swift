@@ -52,7 +52,8 @@ public struct MPEG2SequenceExtension: Sendable, Hashable {
             throw error.asInvalidHeader()
         }
         guard chromaFormat != 0 else {
-            throw VTError.formatDescriptionInvalidParameter.with("MPEG-2 sequence extension: chroma_format 0 is reserved")
+            throw VTError.formatDescriptionInvalidParameter.with(
+                "MPEG-2 sequence extension: chroma_format 0 is reserved")
         }
     }
 

@@ -70,7 +70,8 @@ public struct MPEG2SequenceHeader: Sendable, Hashable {
         var values: [UInt8] = []
         for _ in 0..<64 { values.append(UInt8(try r.bits(8, "quantiser_matrix"))) }
         guard values.allSatisfy({ $0 != 0 }) else {
-            throw VTError.formatDescriptionInvalidParameter.with("MPEG-2 sequence header: a quantiser matrix value is 0")
+            throw VTError.formatDescriptionInvalidParameter.with(
+                "MPEG-2 sequence header: a quantiser matrix value is 0")
         }
         return values
     }

@@ -101,7 +101,8 @@ public struct VP8FrameHeader: Sendable, Hashable, CustomStringConvertible {
         if isKeyFrame {
             guard frame.count >= 10 else {
                 throw VTError.formatDescriptionInvalidParameter.with(
-                    "VP8 frame header: the key frame has \(frame.count) bytes, fewer than the 10-byte uncompressed chunk")
+                    "VP8 frame header: the key frame has \(frame.count) bytes, fewer than the 10-byte uncompressed chunk"
+                )
             }
             guard frame[(base + 3)..<(base + 6)].elementsEqual(Self.startCode) else {
                 throw VTError.formatDescriptionInvalidParameter.with(
@@ -140,8 +141,14 @@ public struct VP8FrameHeader: Sendable, Hashable, CustomStringConvertible {
         if loopFilterAdjEnable {
             modeRefLfDeltaUpdate = try d.flag("mode_ref_lf_delta_update")
             if modeRefLfDeltaUpdate {
-                for _ in 0..<4 { refFrameDeltas.append(try d.flag("ref_frame_delta_update_flag") ? try d.signedLiteral(6, "delta_magnitude") : nil) }
-                for _ in 0..<4 { mbModeDeltas.append(try d.flag("mb_mode_delta_update_flag") ? try d.signedLiteral(6, "delta_magnitude") : nil) }
+                for _ in 0..<4 {
+                    refFrameDeltas.append(
+                        try d.flag("ref_frame_delta_update_flag") ? try d.signedLiteral(6, "delta_magnitude") : nil)
+                }
+                for _ in 0..<4 {
+                    mbModeDeltas.append(
+                        try d.flag("mb_mode_delta_update_flag") ? try d.signedLiteral(6, "delta_magnitude") : nil)
+                }
             }
         }
         log2NbrOfDctPartitions = try d.literal(2, "log2_nbr_of_dct_partitions")
@@ -171,7 +178,9 @@ public struct VP8FrameHeader: Sendable, Hashable, CustomStringConvertible {
             for _ in 0..<4 { segmentLoopFilterUpdate.append(try d.optionalSignedLiteral(6, "lf_update_value")) }
         }
         if updateMbSegmentationMap {
-            for _ in 0..<3 { segmentProbs.append(try d.flag("segment_prob_update") ? try d.literal(8, "segment_prob") : 255) }
+            for _ in 0..<3 {
+                segmentProbs.append(try d.flag("segment_prob_update") ? try d.literal(8, "segment_prob") : 255)
+            }
         }
     }
 

@@ -295,7 +295,9 @@ public struct VP9UncompressedHeader: Sendable, Hashable, CustomStringConvertible
         } else if let slot = frameSizeReferenceSlot {
             head += " (size of slot \(slot))"
         }
-        if let renderWidth, let renderHeight, renderAndFrameSizeDifferent { head += " render \(renderWidth)x\(renderHeight)" }
+        if let renderWidth, let renderHeight, renderAndFrameSizeDifferent {
+            head += " render \(renderWidth)x\(renderHeight)"
+        }
         parts.append(head)
         if let color = colorConfig {
             parts.append(
