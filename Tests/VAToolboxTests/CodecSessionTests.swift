@@ -105,16 +105,28 @@ final class CollectedOutputs: Sendable {
         for (index, (image, frame)) in zip(images, oracle).enumerated() {
             #expect(image.md5 == frame.md5, "\(file.name) picture \(index)")
         }
-        // Presentation order: time stamps never go back.
-        let times = outputs.filter { $0.imageBuffer != nil }.map(\.presentationTimeStamp)
+        // Presentation order: time stamps never go back (an elementary stream's anchor pictures
+        // have none).
+        let times = outputs.filter { $0.imageBuffer != nil }.map(\.presentationTimeStamp).filter(\.isValid)
         #expect(zip(times, times.dropFirst()).allSatisfy { $0.0 < $0.1 }, "\(file.name): presentation order")
     }
 
     @Test(.enabled(if: TestData.hasConformance), arguments: CodecFile.conformance)
     func crosCodecsStreamsMatchTheirNV12Checksums(file: CodecFile) throws {
-        let expected = try file.nv12Checksums()
-        let outputs = try Self.decode(
-            try file.samples(), attributes: ImageBufferAttributes(pixelFormat: .nv12VideoRange))
+        var expected = try file.nv12Checksums()
+        let samples = try file.samples()
+        if expected.count < samples.count / 2 {
+            // resolution_change_500frames' .md5 holds 2 lines: the ffmpeg CLI's default frame
+            // rate mode on its zero-size IVF header keeps 2 of 500 frames. The oracle is then
+            // the CLI with every frame passed through, each at its own size (no autoscale).
+            expected = try CommandRunner.ffmpeg([
+                "-i", file.url.path, "-fps_mode", "passthrough", "-autoscale", "0", "-pix_fmt", "nv12", "-f", "framemd5", "-",
+            ]).text.split(separator: "\n").filter { !$0.hasPrefix("#") }.compactMap {
+                $0.split(separator: ",").last.map { $0.trimmingCharacters(in: .whitespaces) }
+            }
+            #expect(expected.count == samples.count)
+        }
+        let outputs = try Self.decode(samples, attributes: ImageBufferAttributes(pixelFormat: .nv12VideoRange))
         let images = outputs.compactMap(\.imageBuffer)
         #expect(outputs.allSatisfy { $0.status == nil }, "\(file.name): clean stream, clean statuses")
         #expect(images.count == expected.count, "\(file.name): frame count")

@@ -356,9 +356,10 @@ extension VATestDriverTests {
             #expect(device.vendor == TestVADriver.vendor)
             #expect(
                 device.capabilities.decodeProfiles.map(\.name) == [
-                    "H264ConstrainedBaseline", "H264Main", "H264High", "HEVCMain", "HEVCMain10",
+                    "H264ConstrainedBaseline", "H264Main", "H264High", "HEVCMain", "HEVCMain10", "AV1Profile0",
+                    "VP9Profile0", "VP9Profile2", "VP8Version0_3", "MPEG2Simple", "MPEG2Main",
                 ])
-            let main10 = try #require(device.capabilities.decodeProfiles.last)
+            let main10 = try #require(device.capabilities.decodeProfiles.first { $0.name == "HEVCMain10" })
             #expect(main10.decodes10Bit420 && main10.maximumWidth == 4096 && main10.maximumHeight == 4096)
             #expect(device.capabilities.decodes(.h264) && device.capabilities.decodes(.hevc))
             // Opening the node again while the device is in use shares it.

@@ -126,7 +126,8 @@ import Testing
                 == Set(
                     [
                         VAProfileH264ConstrainedBaseline, VAProfileH264Main, VAProfileH264High, VAProfileHEVCMain,
-                        VAProfileHEVCMain10,
+                        VAProfileHEVCMain10, VAProfileMPEG2Simple, VAProfileMPEG2Main, VAProfileVP8Version0_3,
+                        VAProfileVP9Profile0, VAProfileVP9Profile2, VAProfileAV1Profile0,
                     ].map(\.rawValue)))
         for profile in profiles {
             var entrypoints = [VAEntrypoint](repeating: VAEntrypoint(0), count: Int(vaMaxNumEntrypoints(dpy)))
@@ -141,7 +142,12 @@ import Testing
             try Self.check(
                 vaGetConfigAttributes(dpy, profile, VAEntrypointVLD, &attributes, Int32(attributes.count)),
                 "vaGetConfigAttributes")
-            let rtFormat = profile == VAProfileHEVCMain10 ? VA_RT_FORMAT_YUV420_10 : VA_RT_FORMAT_YUV420
+            let rtFormat: Int32
+            switch profile {
+            case VAProfileHEVCMain10, VAProfileVP9Profile2: rtFormat = VA_RT_FORMAT_YUV420_10
+            case VAProfileAV1Profile0: rtFormat = VA_RT_FORMAT_YUV420 | VA_RT_FORMAT_YUV420_10
+            default: rtFormat = VA_RT_FORMAT_YUV420
+            }
             #expect(
                 attributes.map(\.value) == [UInt32(rtFormat), 4096, 4096, UInt32(VA_DEC_SLICE_MODE_NORMAL)] + [
                     VA_ATTRIB_NOT_SUPPORTED
@@ -152,7 +158,7 @@ import Testing
         #expect(
             vaCreateConfig(dpy, VAProfileH264Main, VAEntrypointEncSlice, nil, 0, &config)
                 == VA_STATUS_ERROR_UNSUPPORTED_ENTRYPOINT)
-        #expect(Self.createConfig(dpy, VAProfileMPEG2Main).0 == VA_STATUS_ERROR_UNSUPPORTED_PROFILE)
+        #expect(Self.createConfig(dpy, VAProfileVC1Main).0 == VA_STATUS_ERROR_UNSUPPORTED_PROFILE)
     }
 
     @Test(arguments: [(VAProfileH264High, "NV12"), (VAProfileHEVCMain10, "P010")])
