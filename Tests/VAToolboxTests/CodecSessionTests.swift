@@ -120,7 +120,8 @@ final class CollectedOutputs: Sendable {
             // rate mode on its zero-size IVF header keeps 2 of 500 frames. The oracle is then
             // the CLI with every frame passed through, each at its own size (no autoscale).
             expected = try CommandRunner.ffmpeg([
-                "-i", file.url.path, "-fps_mode", "passthrough", "-autoscale", "0", "-pix_fmt", "nv12", "-f", "framemd5", "-",
+                "-i", file.url.path, "-fps_mode", "passthrough", "-autoscale", "0", "-pix_fmt", "nv12", "-f",
+                "framemd5", "-",
             ]).text.split(separator: "\n").filter { !$0.hasPrefix("#") }.compactMap {
                 $0.split(separator: ",").last.map { $0.trimmingCharacters(in: .whitespaces) }
             }

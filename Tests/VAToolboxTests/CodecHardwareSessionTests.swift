@@ -1,0 +1,177 @@
+import Foundation
+import Testing
+
+@testable import VAToolbox
+
+/// AV1, VP9, VP8 and MPEG-2 through the session's VA-API path on the test VA driver: each
+/// picture comes back on the surface the driver stamped from that picture's own data, in the
+/// CPU's order, and nothing is left behind; a stream the GPU cannot take goes to the CPU.
+///
+/// Nested in ``VATestDriverTests`` for its serialisation: the driver's fault variables and
+/// counters are process-wide.
+extension VATestDriverTests {
+    @Suite struct CodecHardwareSessions {
+        typealias Sessions = HardwareSessions
+
+        /// The files the test driver's profiles decode: every new-codec fixture but the 4:4:4
+        /// one, and the cros-codecs streams.
+        static let gpuFiles = (CodecFile.fixtures + CodecFile.conformance).filter(\.decodesOnTheGPU)
+
+        /// The hash the driver stamps on the picture a sample shows, computed from the sample's
+        /// own bytes as Docs/TestVADriver.md defines it; nil where it cannot be computed from
+        /// the sample alone (AV1 tile data; VP9 show-existing frames show an older picture).
+        static func expectedHash(_ sample: SampleBuffer) -> UInt64? {
+            var hash = FNV1a64()
+            switch sample.formatDescription.codecType {
+            case .vp9:
+                guard let frames = try? VP9Superframe.frames(in: sample.data[...]),
+                    let shown = frames.last(where: {
+                        guard let header = try? VP9UncompressedHeader($0) else { return false }
+                        return header.showFrame && !header.showExistingFrame
+                    })
+                else { return nil }
+                hash.combineSlice(shown)
+            case .vp8:
+                let isKeyFrame = sample.data.first.map { $0 & 1 == 0 } ?? false
+                hash.combineSlice(sample.data[...].dropFirst(isKeyFrame ? 10 : 3))
+            case .mpeg2Video:
+                let units = MPEG2StartCodeUnit.split(sample.data[...])
+                for (index, unit) in units.enumerated() where unit.isSlice {
+                    let end = index + 1 < units.count ? units[index + 1].prefixIndex : sample.data.endIndex
+                    hash.combineSlice(sample.data[unit.prefixIndex..<end])
+                }
+            default:
+                return nil
+            }
+            return hash.value
+        }
+
+        @Test(arguments: gpuFiles)
+        func everyCodecDecodesOnTheGPUInTheCPUsOrder(file: CodecFile) throws {
+            try #require(TestVADriver.isBuilt)
+            let before = try Sessions.liveObjects()
+            let samples = try file.samples()
+            let software = try Sessions.softwareOutputs(samples)
+            do {
+                let outputs = Sessions.Outputs()
+                let session = try Sessions.session(
+                    samples[0].formatDescription, attributes: ImageBufferAttributes(minimumBufferCount: samples.count),
+                    outputs: outputs)
+                #expect(session.usingHardwareAcceleratedVideoDecoder)
+                let tenBit = samples[0].formatDescription.stream.bitDepthLuma > 8
+                let native: PixelFormat = tenBit ? .p010VideoRange : .nv12VideoRange
+                #expect(session.nativePixelFormat == native)
+                try Sessions.decode(samples, with: session)
+                let results = outputs.all
+                #expect(results.count == samples.count, "\(file.name): one output per sample")
+                #expect(
+                    results.allSatisfy { $0.status == nil },
+                    "\(file.name): \(results.compactMap(\.status).first.map { "\($0)" } ?? "")")
+                // The same pictures, in the same order, for the same samples, as on the CPU.
+                let shown = results.filter { $0.imageBuffer != nil }
+                let softwareShown = software.filter { $0.imageBuffer != nil }
+                #expect(shown.count == softwareShown.count, "\(file.name): pictures")
+                #expect(
+                    shown.map { $0.frameRefcon as? Int } == softwareShown.map { $0.frameRefcon as? Int },
+                    "\(file.name): the same samples show pictures")
+                var stamped = 0
+                for output in shown {
+                    guard let refcon = output.frameRefcon as? Int, let image = output.imageBuffer else { continue }
+                    #expect(image.isGPUSurface, "\(file.name) refcon \(refcon)")
+                    #expect(image.pixelFormat == native)
+                    let stamp = Sessions.stamp(image)
+                    #expect(stamp?.magic == "VATB", "\(file.name) refcon \(refcon)")
+                    if let expected = Self.expectedHash(samples[refcon]) {
+                        #expect(stamp?.hash == expected, "\(file.name) refcon \(refcon): the picture of its own sample")
+                        stamped += 1
+                    }
+                }
+                if file.codec != .av1 { #expect(stamped > 0, "\(file.name): stamps checked") }
+            }
+            #expect(try Sessions.liveObjects() == before, "\(file.name): every VA object destroyed")
+        }
+
+        /// The one VP9 fixture no VA profile covers (4:4:4) decodes on the CPU and says why; a
+        /// session that requires the GPU is refused with the reason.
+        @Test func aProfileTheGPULacksGoesToTheCPUWithTheReason() throws {
+            let file = try #require(CodecFile.fixtures.first { $0.name == "vp9-profile1-444.ivf" })
+            let samples = try file.samples()
+            let outputs = Sessions.Outputs()
+            let session = try Sessions.session(samples[0].formatDescription, acceleration: .preferred, outputs: outputs)
+            #expect(!session.usingHardwareAcceleratedVideoDecoder)
+            #expect(session.hardwareUnavailableReason?.contains("VP9") == true)
+            try Sessions.decode(samples, with: session)
+            let oracle = try FrameMD5Oracle(contentsOf: file.url.appendingPathExtension("framemd5")).frames
+            #expect(outputs.all.compactMap(\.imageBuffer?.md5) == oracle.map(\.md5))
+            do {
+                _ = try Sessions.session(samples[0].formatDescription, outputs: Sessions.Outputs())
+                Issue.record("a 4:4:4 VP9 stream was accepted on the GPU")
+            } catch let error as VTError {
+                #expect(error == .couldNotFindVideoDecoder)
+                #expect(error.reason.contains("4:4:4"))
+            }
+        }
+
+        /// A VP9 stream that grows past the driver's largest picture at a key frame: the GPU
+        /// decodes up to there, the CPU from there on, and every frame comes out once.
+        @Test func aVP9SizeChangeTheGPUCannotFollowContinuesOnTheCPU() throws {
+            let file = try #require(CodecFile.fixtures.first { $0.name == "vp9-resolution-change.ivf" })
+            let read = try file.samples()
+            try #require(read.count == 30 && read[15].isSync)
+            // 176x144 first (from the second key frame on), then 322x242, on a driver that
+            // decodes up to 200x200.
+            let small = try VideoFormatDescription(vp9KeyFrame: read[15].data)
+            #expect(small.dimensions == VideoDimensions(width: 176, height: 144))
+            let samples = try (Array(read[15...]) + Array(read[..<15])).map {
+                try SampleBuffer(
+                    data: $0.data, formatDescription: small, timing: $0.timing, attachments: $0.attachments)
+            }
+            let oracle = try FrameMD5Oracle(contentsOf: file.url.appendingPathExtension("framemd5")).frames
+            let outputs = Sessions.Outputs()
+            let session = try Sessions.session(
+                small, acceleration: .preferred, faults: ["VATB_MAX_SIZE": "200x200"],
+                attributes: ImageBufferAttributes(minimumBufferCount: 30), outputs: outputs)
+            #expect(session.usingHardwareAcceleratedVideoDecoder)
+            try Sessions.decode(samples, with: session)
+            #expect(!session.usingHardwareAcceleratedVideoDecoder)
+            #expect(session.hardwareUnavailableReason?.contains("could not decode the stream") == true)
+            let results = outputs.all
+            #expect(results.count == 30)
+            #expect(results.allSatisfy { $0.status == nil }, "\(results.compactMap(\.status))")
+            var cpuPictures: [String] = []
+            for output in results {
+                guard let refcon = output.frameRefcon as? Int, let image = output.imageBuffer else { continue }
+                if refcon < 15 {
+                    #expect(image.isGPUSurface && image.width == 176, "refcon \(refcon)")
+                    #expect(Sessions.stamp(image)?.hash == Self.expectedHash(samples[refcon]))
+                } else {
+                    #expect(!image.isGPUSurface && image.width == 322, "refcon \(refcon)")
+                    cpuPictures.append(image.md5)
+                }
+            }
+            #expect(cpuPictures == oracle.prefix(15).map(\.md5))
+        }
+
+        /// One failed `vaEndPicture` on each codec: that frame is -12911 without an image, and the
+        /// session goes on.
+        @Test(arguments: ["vp9-profile0.ivf", "vp8.ivf", "av1.ivf", "mpeg2-progressive.m2v"])
+        func aFailedEndPictureIsAMalfunctionOfThatFrame(name: String) throws {
+            let file = try #require(CodecFile.fixtures.first { $0.name == name })
+            let samples = try file.samples()
+            let before = try Sessions.liveObjects()
+            do {
+                let outputs = Sessions.Outputs()
+                let session = try Sessions.session(
+                    samples[0].formatDescription, faults: ["VATB_FAIL_END_PICTURE": "3"], outputs: outputs)
+                try Sessions.decode(samples, with: session)
+                let results = outputs.all
+                #expect(results.count == samples.count, "\(name)")
+                let failed = results.filter { $0.status == .videoDecoderMalfunction }
+                #expect(failed.count == 1, "\(name): \(failed.map(\.frameRefcon))")
+                #expect(failed.first?.imageBuffer == nil)
+                #expect(results.contains { $0.imageBuffer.flatMap(Sessions.stamp)?.magic == "VATB" })
+            }
+            #expect(try Sessions.liveObjects() == before, "\(name): every VA object destroyed")
+        }
+    }
+}
