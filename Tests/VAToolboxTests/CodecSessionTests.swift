@@ -325,3 +325,62 @@ final class CollectedOutputs: Sendable {
         #expect(outputs.count == samples.count)
     }
 }
+
+/// HEVC streams the software decoder takes beyond Main and Main 10: 12-bit and 4:4:4 range
+/// extensions, and a stream that states no profile.
+@Suite struct HEVCRangeExtensionTests {
+    /// Encodes `frames` of testsrc2 with libx265 in `pixelFormat` into a temporary folder.
+    static func encode(_ pixelFormat: String, in directory: URL) throws -> URL {
+        let url = directory.appendingPathComponent("\(pixelFormat).265")
+        let result = try CommandRunner.ffmpeg([
+            "-f", "lavfi", "-i", "testsrc2=size=176x144:rate=25", "-frames", "5", "-pix_fmt", pixelFormat,
+            "-c:v", "libx265", "-x265-params", "log-level=error:pools=1:frame-threads=1", url.path,
+        ])
+        try #require(result.status == 0, "\(result.standardError)")
+        return url
+    }
+
+    @Test(arguments: ["yuv420p12le", "yuv444p12le", "yuv444p10le"])
+    func rangeExtensionStreamsDecodeAsFFmpegDoes(pixelFormat: String) throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("vatoolbox-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let url = try Self.encode(pixelFormat, in: directory)
+        let samples = ElementaryStreamParser.samples(in: try TestData.bytes(url), codec: .hevc)
+        try #require(!samples.isEmpty)
+        #expect(samples[0].formatDescription.stream.profileName == "Rext")
+        let outputs = try CodecSessionTests.decode(samples)
+        let expected = try CommandRunner.ffmpeg(["-i", url.path, "-f", "framemd5", "-"]).text
+            .split(separator: "\n").filter { !$0.hasPrefix("#") }
+            .compactMap { $0.split(separator: ",").last.map { $0.trimmingCharacters(in: .whitespaces) } }
+        #expect(outputs.allSatisfy { $0.status == nil })
+        #expect(outputs.compactMap(\.imageBuffer?.md5) == expected, "\(pixelFormat)")
+        #expect(outputs.compactMap(\.imageBuffer?.pixelFormat.ffmpegName).allSatisfy { $0 == pixelFormat })
+    }
+
+    /// An SPS whose `general_profile_idc` and compatibility flags are all 0 states no profile;
+    /// libavcodec decodes it from the SPS alone, and so does the session.
+    @Test func aStreamThatStatesNoProfileDecodes() throws {
+        let stream = try #require(StreamFile.validFixtures.first { $0.name == "hevc-main.265" })
+        let samples = ElementaryStreamParser.samples(in: try stream.bytes(), codec: .hevc)
+        var sets = samples[0].formatDescription.parameterSets
+        let spsIndex = try #require(sets.firstIndex { ($0[0] >> 1) & 0x3F == 33 })
+        // SPS payload (after the 2-byte NAL header, unescaped): 1 byte of ids, then
+        // profile_space(2) tier(1) profile_idc(5) and 32 compatibility flags.
+        var payload = RBSP.unescape(sets[spsIndex].dropFirst(2))
+        payload[1] &= 0xE0
+        payload.replaceSubrange(2..<6, with: [0, 0, 0, 0])
+        sets[spsIndex] = Array(sets[spsIndex].prefix(2)) + RBSP.escape(payload)
+        let format = try VideoFormatDescription(hevcParameterSets: sets)
+        #expect(format.stream.profileIdc == 0)
+        let rewrapped = try samples.map {
+            try SampleBuffer(
+                nalUnits: $0.nalUnits.filter { !$0.isParameterSet }.map(\.bytes), formatDescription: format,
+                timing: $0.timing, attachments: $0.attachments)
+        }
+        let outputs = try CodecSessionTests.decode(rewrapped)
+        let oracle = try FrameMD5Oracle(contentsOf: stream.url.appendingPathExtension("framemd5")).frames
+        #expect(outputs.allSatisfy { $0.status == nil })
+        #expect(outputs.compactMap(\.imageBuffer?.md5) == oracle.map(\.md5))
+    }
+}
