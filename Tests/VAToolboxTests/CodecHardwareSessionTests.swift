@@ -173,5 +173,40 @@ extension VATestDriverTests {
             }
             #expect(try Sessions.liveObjects() == before, "\(name): every VA object destroyed")
         }
+
+        /// Mutated samples of every codec through the GPU path, required and preferred: one
+        /// output per accepted sample, never a trap, and every VA object destroyed.
+        @Test(arguments: [DecoderSpecification.HardwareAcceleration.required, .preferred])
+        func mutatedSamplesOnTheGPUNeverTrapOrLeak(acceleration: DecoderSpecification.HardwareAcceleration) throws {
+            var generator = SeededGenerator(seed: 41)
+            let before = try Sessions.liveObjects()
+            for file in CodecFile.fixtures where file.decodesOnTheGPU {
+                var mutated: [SampleBuffer] = []
+                for sample in try file.samples() {
+                    var bytes = sample.data
+                    if Int.random(in: 0..<3, using: &generator) == 0 {
+                        for _ in 0..<4 {
+                            let index = Int.random(in: 0..<bytes.count, using: &generator)
+                            bytes[index] ^= UInt8.random(in: 1...255, using: &generator)
+                        }
+                    }
+                    if let damaged = try? SampleBuffer(
+                        data: bytes, formatDescription: sample.formatDescription, timing: sample.timing,
+                        attachments: sample.attachments)
+                    {
+                        mutated.append(damaged)
+                    }
+                }
+                guard !mutated.isEmpty else { continue }
+                do {
+                    let outputs = Sessions.Outputs()
+                    let session = try Sessions.session(
+                        mutated[0].formatDescription, acceleration: acceleration, outputs: outputs)
+                    try Sessions.decode(mutated, with: session)
+                    #expect(outputs.all.count == mutated.count, "\(file.name): one output per accepted sample")
+                }
+                #expect(try Sessions.liveObjects() == before, "\(file.name): every VA object destroyed")
+            }
+        }
     }
 }

@@ -1,10 +1,12 @@
 /// One compressed video frame (access unit) ready to decode — `CMSampleBuffer` holding a
-/// `CMBlockBuffer` of length-prefixed NAL units.
+/// `CMBlockBuffer` of the codec's sample data.
 ///
-/// The data is AVCC/HVCC: every NAL unit preceded by its length in
+/// For H.264 and HEVC the data is AVCC/HVCC: every NAL unit preceded by its length in
 /// ``VideoFormatDescription/nalUnitHeaderLength`` bytes. Creation checks that the lengths tile
 /// the data exactly, which catches the most common mistake of VideoToolbox code: passing Annex B
-/// data (start codes) where lengths are expected.
+/// data (start codes) where lengths are expected. For AV1 it is one temporal unit of OBUs with
+/// their size fields, for VP9 a frame or superframe, for VP8 a frame and for MPEG-2 a picture
+/// with its start codes; creation checks that framing too.
 public struct SampleBuffer: Sendable {
     /// The sample's bytes: length-prefixed NAL units.
     public let data: [UInt8]
@@ -15,17 +17,20 @@ public struct SampleBuffer: Sendable {
     /// Sample attachments: sync, dependency and display flags.
     public var attachments: SampleAttachments
 
-    /// Wraps length-prefixed data.
+    /// Wraps one sample's data.
     ///
     /// - Parameters:
-    ///   - data: NAL units, each preceded by its length in `formatDescription.nalUnitHeaderLength` bytes.
+    ///   - data: For H.264/HEVC, NAL units, each preceded by its length in
+    ///     `formatDescription.nalUnitHeaderLength` bytes; for the other codecs, the sample as the
+    ///     type's discussion says.
     ///   - formatDescription: The description in force for this sample.
     ///   - timing: The sample's time stamps; invalid times are allowed (decode order is then
     ///     the only order the decoder knows).
     ///   - attachments: Flags; by default the sample is a sync sample.
-    /// - Throws: ``VTError/sampleBufferInvalidSampleData`` when the length prefixes do not tile
-    ///   `data` exactly or `data` is empty; its ``VTError/hint`` says so when the data starts with
-    ///   an Annex B start code.
+    /// - Throws: ``VTError/sampleBufferInvalidSampleData`` when `data` is empty or not framed as
+    ///   the codec's samples are (length prefixes that do not tile `data`, OBU sizes past the end,
+    ///   a superframe index that lies, no start code); its ``VTError/hint`` says so when H.264/HEVC
+    ///   data starts with an Annex B start code.
     public init(
         data: [UInt8], formatDescription: VideoFormatDescription, timing: SampleTimingInfo = .invalid,
         attachments: SampleAttachments = []
@@ -40,10 +45,13 @@ public struct SampleBuffer: Sendable {
         self.attachments = attachments
     }
 
-    /// Builds a sample from NAL units (without start codes or lengths), adding the length prefixes.
+    /// Builds an H.264 or HEVC sample from NAL units (without start codes or lengths), adding the
+    /// length prefixes.
     ///
     /// - Throws: ``VTError/sampleBufferInvalidSampleData`` for an empty list or an invalid unit;
-    ///   ``VTError/parameter`` when a unit is too long for the description's length size.
+    ///   ``VTError/parameter`` when a unit is too long for the description's length size, or the
+    ///   description's codec is not made of NAL units (AV1, VP9, VP8, MPEG-2: use
+    ///   ``init(data:formatDescription:timing:attachments:)``).
     public init<Unit: Collection<UInt8>>(
         nalUnits: [Unit], formatDescription: VideoFormatDescription, timing: SampleTimingInfo = .invalid,
         attachments: SampleAttachments = []
