@@ -174,6 +174,30 @@ extension VATestDriverTests {
             #expect(try Sessions.liveObjects() == before, "\(name): every VA object destroyed")
         }
 
+        /// AV1 inter frames smaller than their key frame stay on the GPU, one picture per frame.
+        @Test func av1ReferenceScalingStaysOnTheGPU() throws {
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "vatoolbox-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let url = try CodecSessionTests.makeAV1ReferenceScalingStream(in: directory)
+            let samples = try MediaFileReader(path: url.path).readAllSamples()
+            let before = try Sessions.liveObjects()
+            do {
+                let outputs = Sessions.Outputs()
+                let session = try Sessions.session(
+                    samples[0].formatDescription, attributes: ImageBufferAttributes(minimumBufferCount: samples.count),
+                    outputs: outputs)
+                try Sessions.decode(samples, with: session)
+                #expect(session.usingHardwareAcceleratedVideoDecoder)
+                let images = outputs.all.compactMap(\.imageBuffer)
+                #expect(outputs.all.allSatisfy { $0.status == nil })
+                #expect(images.count == 20 && images.allSatisfy(\.isGPUSurface))
+                #expect(Set(images.map(\.width)) == [320, 213])
+            }
+            #expect(try Sessions.liveObjects() == before)
+        }
+
         /// Mutated samples of every codec through the GPU path, required and preferred: one
         /// output per accepted sample, never a trap, and every VA object destroyed.
         @Test(arguments: [DecoderSpecification.HardwareAcceleration.required, .preferred])

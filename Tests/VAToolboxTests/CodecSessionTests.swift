@@ -238,6 +238,37 @@ final class CollectedOutputs: Sendable {
         #expect(ordered.compactMap(\.imageBuffer?.md5) == expected.map(\.md5))
     }
 
+    /// An AV1 stream whose inter frames are smaller than its key frame (SVT-AV1 reference
+    /// scaling), made with the ffmpeg CLI into `directory`.
+    static func makeAV1ReferenceScalingStream(in directory: URL) throws -> URL {
+        let url = directory.appendingPathComponent("av1-reference-scaling.ivf")
+        let result = try CommandRunner.ffmpeg([
+            "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25", "-frames", "20", "-c:v", "libsvtav1", "-preset", "12",
+            "-svtav1-params", "resize-mode=1:resize-denom=12", url.path,
+        ])
+        try #require(result.status == 0, "\(result.standardError)")
+        return url
+    }
+
+    /// Frames of another size than the sequence's inside an AV1 stream: one picture per shown
+    /// frame, each at its own size, as the ffmpeg CLI decodes them.
+    @Test func av1ReferenceScalingGivesOnePicturePerShownFrameAtItsOwnSize() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("vatoolbox-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let url = try Self.makeAV1ReferenceScalingStream(in: directory)
+        let samples = try MediaFileReader(path: url.path).readAllSamples()
+        let outputs = try Self.decode(samples)
+        let expected = try CommandRunner.ffmpeg(["-i", url.path, "-autoscale", "0", "-f", "framemd5", "-"]).text
+            .split(separator: "\n").filter { !$0.hasPrefix("#") }
+            .compactMap { $0.split(separator: ",").last.map { $0.trimmingCharacters(in: .whitespaces) } }
+        let images = outputs.compactMap(\.imageBuffer)
+        #expect(outputs.allSatisfy { $0.status == nil })
+        #expect(images.count == 20)
+        #expect(Set(images.map(\.width)) == [320, 213], "the stream changes size")
+        #expect(images.map(\.md5) == expected)
+    }
+
     /// Hostile samples: framing errors are thrown when the sample is made, damage inside valid
     /// framing comes back as per-frame statuses, one output per accepted sample, never a crash.
     @Test func damagedSamplesOfEveryCodecNeverTrap() throws {
