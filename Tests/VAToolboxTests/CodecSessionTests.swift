@@ -193,6 +193,41 @@ final class CollectedOutputs: Sendable {
         }
     }
 
+    /// A `vpcC` atom as an MP4 muxer writes it (ffmpeg, at test time) parses to the stream's
+    /// facts, and a description made from it decodes the stream.
+    @Test func vp9DescriptionsFromAVPCCAtom() throws {
+        let file = try #require(CodecFile.fixtures.first { $0.name == "vp9-profile2-10bit.webm" })
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("vatoolbox-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let mp4 = directory.appendingPathComponent("vp9.mp4")
+        let result = try CommandRunner.ffmpeg(["-i", file.url.path, "-c", "copy", mp4.path])
+        try #require(result.status == 0, "\(result.standardError)")
+        let bytes = try TestData.bytes(mp4)
+        let tag = Array("vpcC".utf8)
+        let at = try #require((4..<(bytes.count - 4)).first { Array(bytes[$0..<($0 + 4)]) == tag })
+        let size = Int(bytes[at - 4]) << 24 | Int(bytes[at - 3]) << 16 | Int(bytes[at - 2]) << 8 | Int(bytes[at - 1])
+        let atom = Array(bytes[(at + 4)..<(at - 4 + size)])
+        let record = try VPCodecConfigurationRecord(atom)
+        #expect(record.profile == 2 && record.bitDepth == 10 && record.chromaFormatIdc == 1)
+        #expect(try VPCodecConfigurationRecord(record.bytes) == record)
+        #expect(
+            try VPCodecConfigurationRecord(Array(record.bytes.dropFirst(4))) == record, "without the FullBox header")
+        let samples = try file.samples()
+        let format = try VideoFormatDescription(vpcC: atom, width: 320, height: 240)
+        #expect(format.stream.bitDepthLuma == 10 && format.stream.profileIdc == 2)
+        #expect(format.extensions.decoderConfigurationRecord == record.bytes)
+        let rewrapped = try samples.map {
+            try SampleBuffer(data: $0.data, formatDescription: format, timing: $0.timing, attachments: $0.attachments)
+        }
+        let oracle = try FrameMD5Oracle(contentsOf: file.url.appendingPathExtension("framemd5")).frames
+        #expect(try Self.decode(rewrapped).compactMap(\.imageBuffer?.md5) == oracle.map(\.md5))
+        #expect(throws: VTError.formatDescriptionInvalidParameter) { try VPCodecConfigurationRecord([1, 0, 0]) }
+        #expect(throws: VTError.formatDescriptionInvalidParameter) {
+            try VideoFormatDescription(vpcC: atom, width: 0, height: 240)
+        }
+    }
+
     /// A session goes on with a description of the same codec and refuses another codec's.
     @Test func formatChangesFollowTheCodecsRules() throws {
         func format(_ name: String) throws -> VideoFormatDescription {

@@ -24,6 +24,9 @@ protocol CodecSupport: Sendable {
     var preferredSoftwareDecoders: [String] { get }
     /// Whether libavcodec needs the format description's configuration record to start.
     var needsConfigurationRecord: Bool { get }
+    /// Whether libavcodec is given the configuration record as `extradata` (false for codecs
+    /// whose decoder reads everything from the frames and whose record is for the application).
+    var passesConfigurationRecordToDecoder: Bool { get }
     /// The libavcodec decoder the VA-API hwaccel runs inside, by name, when the codec's default
     /// decoder is another (libdav1d has no hwaccel: AV1 on the GPU needs the native `av1`).
     var hardwareDecoderName: String? { get }
@@ -79,6 +82,7 @@ extension CodecSupport {
     var preferredSoftwareDecoders: [String] { [] }
     var hardwareDecoderName: String? { nil }
     var needsConfigurationRecord: Bool { false }
+    var passesConfigurationRecordToDecoder: Bool { true }
 
     /// A description of a stream whose frames configure the decoder themselves, from the
     /// container's parameters: sizes, sample format, colour, and the configuration record kept

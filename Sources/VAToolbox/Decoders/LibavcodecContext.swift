@@ -63,7 +63,9 @@ final class LibavcodecContext {
                 "the format description has no configuration record to configure the \(support.displayName) "
                     + "decoder with")
         }
-        if !record.isEmpty { try Self.setExtradata(record, on: context) }
+        if !record.isEmpty && support.passesConfigurationRecordToDecoder {
+            try Self.setExtradata(record, on: context)
+        }
         // Exact cropping: without this flag libavcodec rounds an odd left/top crop to keep data aligned.
         context.pointee.flags |= Int32(AV_CODEC_FLAG_UNALIGNED)
         // The reorder depth the SPS states, or the DPB size it implies when it states none. Left

@@ -9,6 +9,7 @@ struct VP8CodecSupport: CodecSupport {
     let ffmpegName = "vp8"
     var libavcodecID: AVCodecID { AV_CODEC_ID_VP8 }
     var hardwareProfiles: [VAProfile] { [VAProfileVP8Version0_3] }
+    var passesConfigurationRecordToDecoder: Bool { false }
 
     func formatDescription(container parameters: StreamParameters) throws(VTError) -> VideoFormatDescription? {
         try describedByContainer(

@@ -13,10 +13,28 @@ struct VP9CodecSupport: CodecSupport {
     var libavcodecID: AVCodecID { AV_CODEC_ID_VP9 }
     var hardwareProfiles: [VAProfile] { [VAProfileVP9Profile0, VAProfileVP9Profile2] }
 
+    /// libavcodec's VP9 decoder reads its configuration from the frames; the `vpcC` record is for
+    /// the application.
+    var passesConfigurationRecordToDecoder: Bool { false }
+
+    /// From the container's parameters, with a `vpcC` record made from them (libavformat keeps
+    /// the MP4's `vpcC` as parameters, not as extradata).
     func formatDescription(container parameters: StreamParameters) throws(VTError) -> VideoFormatDescription? {
-        try describedByContainer(
+        var parameters = parameters
+        let level = parameters.level ?? 0
+        if parameters.configurationRecord.isEmpty, let chroma = parameters.chromaFormatIdc, chroma > 0 {
+            parameters.configurationRecord =
+                VPCodecConfigurationRecord(
+                    profile: parameters.profile ?? 0, level: level, bitDepth: parameters.bitDepth,
+                    chromaSubsampling: chroma == 1 ? .yuv420Vertical : chroma == 2 ? .yuv422 : .yuv444,
+                    videoFullRangeFlag: parameters.fullRange, colourPrimaries: parameters.colorPrimaries ?? 2,
+                    transferCharacteristics: parameters.transferCharacteristics ?? 2,
+                    matrixCoefficients: parameters.matrixCoefficients ?? 2
+                ).bytes
+        }
+        return try describedByContainer(
             parameters, profileName: libavcodecProfileName(parameters.profile), profileIdc: parameters.profile ?? 0,
-            levelIdc: parameters.level ?? 0, levelName: parameters.level.map { "\(Double($0) / 10)" } ?? "unknown")
+            levelIdc: level, levelName: level == 0 ? "unknown" : "\(level / 10).\(level % 10)")
     }
 
     /// Every frame of the sample (after the superframe index is split off) starts with the frame

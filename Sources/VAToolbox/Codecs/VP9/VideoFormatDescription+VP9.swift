@@ -46,6 +46,48 @@ extension VideoFormatDescription {
         stream.statedLevelName = "unknown"
         var extensions = FormatDescriptionExtensions()
         extensions.fullRangeVideo = color.isFullRange
+        extensions.decoderConfigurationRecord =
+            VPCodecConfigurationRecord(
+                profile: header.profile, level: 0, bitDepth: color.bitDepth,
+                chromaSubsampling: chroma == 1 ? .yuv420Vertical : chroma == 2 ? .yuv422 : .yuv444,
+                videoFullRangeFlag: color.isFullRange
+            ).bytes
+        self.init(
+            codecType: .vp9, parameterSets: [], nalUnitHeaderLength: 0,
+            codedDimensions: VideoDimensions(width: Int32(width), height: Int32(height)),
+            cleanAperture: CleanAperture(left: 0, top: 0, width: width, height: height), stream: stream,
+            extensions: extensions)
+    }
+
+    /// A description of a VP9 stream from its `vpcC` record and its size — what
+    /// `CMVideoFormatDescriptionCreate(…, kCMVideoCodecType_VP9, width, height, extensions)` with a
+    /// `vpcC` sample description extension atom describes.
+    ///
+    /// - Parameters:
+    ///   - vpcC: The `vpcC` atom (with or without its FullBox version and flags).
+    ///   - width: The coded width of the first frame.
+    ///   - height: The coded height of the first frame.
+    /// - Throws: ``VTError/formatDescriptionInvalidParameter`` for a malformed record or a size
+    ///   outside 1…16384.
+    public init(vpcC: [UInt8], width: Int, height: Int) throws(VTError) {
+        let record = try VPCodecConfigurationRecord(vpcC)
+        guard (1...16384).contains(width), (1...16384).contains(height) else {
+            throw VTError.formatDescriptionInvalidParameter.with("the VP9 size \(width)x\(height) is outside 1…16384")
+        }
+        var stream = StreamProperties(
+            profileName: "Profile \(record.profile)", profileIdc: record.profile, levelIdc: record.level,
+            highTier: false, chromaFormatIdc: record.chromaFormatIdc, bitDepthLuma: record.bitDepth,
+            bitDepthChroma: record.bitDepth, maxNumReorderFrames: 0, maxDecFrameBuffering: 8, mayBeInterlaced: false,
+            frameDuration: nil)
+        stream.statedLevelName = record.level == 0 ? "unknown" : "\(record.level / 10).\(record.level % 10)"
+        var extensions = FormatDescriptionExtensions()
+        extensions.fullRangeVideo = record.videoFullRangeFlag
+        extensions.colorPrimaries = record.colourPrimaries == 2 ? nil : ColorPrimaries(rawValue: record.colourPrimaries)
+        extensions.transferFunction =
+            record.transferCharacteristics == 2 ? nil : TransferFunction(rawValue: record.transferCharacteristics)
+        extensions.yCbCrMatrix =
+            record.matrixCoefficients == 2 ? nil : YCbCrMatrix(rawValue: record.matrixCoefficients)
+        extensions.decoderConfigurationRecord = record.bytes
         self.init(
             codecType: .vp9, parameterSets: [], nalUnitHeaderLength: 0,
             codedDimensions: VideoDimensions(width: Int32(width), height: Int32(height)),
