@@ -41,15 +41,16 @@ import Testing
         try #require(FileManager.default.createFile(atPath: path, contents: Data()))
         defer { unlink(path) }
         try #require(chmod(path, 0o600) == 0)
+        // The fixture is read before the file-system user changes: the checkout's folder may not
+        // be readable by user 65534 (a clone inside a 0700 folder).
+        let stream = try TestData.bytes(TestData.fixtures.appendingPathComponent("h264-main-cabac.264"))
+        let format = try #require(ElementaryStreamParser.samples(in: stream, codec: .h264).first).formatDescription
         let isRoot = geteuid() == 0
         let setFileSystemUser = try #require(Self.setfsuid, "libc has no setfsuid")
         if isRoot { _ = setFileSystemUser(65534) }
         let node = RenderNode(path: path)
         let session = Result { () throws(VTError) -> DecompressionSession in
-            let format = ElementaryStreamParser.samples(
-                in: try! TestData.bytes(TestData.fixtures.appendingPathComponent("h264-main-cabac.264")),
-                codec: .h264)[0].formatDescription
-            return try DecompressionSession(
+            try DecompressionSession(
                 formatDescription: format,
                 decoderSpecification: DecoderSpecification(hardwareAcceleration: .required, renderNodePath: path)
             ) { _ in }
