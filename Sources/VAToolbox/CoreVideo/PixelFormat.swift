@@ -43,7 +43,7 @@ public struct PixelFormat: RawRepresentable, Sendable, Hashable, CustomStringCon
     /// `'Y800'` (VAToolbox): luma only, 8 bits (FFmpeg `gray`).
     public static let gray8 = PixelFormat(fourCC: "Y800")
     /// `'y0l0'` (VAToolbox): planar 4:2:0, 10 bits in the low bits of little-endian 16-bit words
-    /// (FFmpeg `yuv420p10le`), the native output of 10-bit H.264 and HEVC decoding.
+    /// (FFmpeg `yuv420p10le`), the native output of 10-bit H.264, HEVC, AV1 and VP9 decoding.
     public static let yuv420Planar10 = PixelFormat(fourCC: "y0l0")
     /// `'y2l0'` (VAToolbox): planar 4:2:2, 10 bits low, little-endian (FFmpeg `yuv422p10le`).
     public static let yuv422Planar10 = PixelFormat(fourCC: "y2l0")
