@@ -115,7 +115,7 @@ enum Y4MHeader {
         }
         let rate = reduced(timing.frameRate.num, timing.frameRate.den)
         let interlace = attachments.fieldCount == 2 ? (attachments.topFieldFirst ? "t" : "b") : "p"
-        let aspect = attachments.pixelAspectRatio.map { "\($0.horizontalSpacing):\($0.verticalSpacing)" } ?? "0:0"
+        let aspect = timing.aspectRatio(of: frame).map { "\($0.horizontalSpacing):\($0.verticalSpacing)" } ?? "0:0"
         var line =
             "YUV4MPEG2 W\(frame.width) H\(frame.height) F\(rate.num):\(rate.den) I\(interlace) A\(aspect) \(colorspace)"
         if let range = rangeTag(of: format, fullRange: attachments.fullRange) { line += " " + range }

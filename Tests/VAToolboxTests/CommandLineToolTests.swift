@@ -3,10 +3,9 @@ import Testing
 
 @testable import VAToolbox
 
-/// The media files among the committed fixtures (Annex B and containers), by name.
-/// Only H.264/HEVC for now: the VP8/VP9/AV1/MPEG-2 fixtures (issue 9) join once the session decodes them.
-private let fixtureFiles: [String] = TestData.tsv(TestData.fixtures.appendingPathComponent("manifest.tsv"))
-    .filter { $0["codec"] == "h264" || $0["codec"] == "hevc" }
+/// The media files among the committed fixtures (Annex B, IVF, OBU, elementary streams and
+/// containers) of every codec, by name.
+let fixtureFiles: [String] = TestData.tsv(TestData.fixtures.appendingPathComponent("manifest.tsv"))
     .compactMap { $0["file"] }
 
 /// Streams whose `ffmpeg -f framemd5` output the tool does not reproduce byte for byte, and why.
