@@ -9,7 +9,8 @@ enum FrameMD5Command {
         usage: vatoolbox framemd5 INPUT [--pixel-format FOURCC] [--hwaccel auto|vaapi|none] [--device PATH]
                                         [--threads N] [-o OUT]
 
-        Decodes INPUT (raw .264/.265 Annex B, MP4, MKV, TS …; - for standard input) and prints one line
+        Decodes INPUT (raw .264/.265 Annex B, IVF, .obu, .m2v, MP4, MKV/WebM, TS …; - for standard input;
+        H.264, HEVC, AV1, VP9, VP8 or MPEG-2) and prints one line
         per picture in presentation order — stream, dts, pts, duration, size, MD5 of the samples — with
         the header of `ffmpeg -i INPUT -f framemd5 -`: the time base is one frame at the frame rate the
         ffmpeg CLI picks, sizes and hashes are of the pictures in the native (or --pixel-format) format.
