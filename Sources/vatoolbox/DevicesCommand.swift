@@ -72,7 +72,9 @@ enum DevicesCommand {
             lines.append("  VA-API \(device.apiVersion), driver: \(device.vendor)")
             let profiles = device.capabilities.decodeProfiles
             if profiles.isEmpty {
-                lines.append("  decodes no profile VAToolbox can use (\(VideoCodecType.decodable.map(\.name).joined(separator: ", ")))")
+                lines.append(
+                    "  decodes no profile VAToolbox can use (\(VideoCodecType.decodable.map(\.name).joined(separator: ", ")))"
+                )
             } else {
                 lines.append("  decode profiles:")
                 lines += profiles.map { "    \($0)" }

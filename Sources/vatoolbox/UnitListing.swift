@@ -152,10 +152,12 @@ struct UnitLister {
         var objects: [JSON] = []
         var active = av1SequenceHeader
         for obu in unit.obus {
-            var line = "\(obu)"
+            // Sizes of the whole OBU (header, size field, payload): they add up to the sample.
+            var line = "\(obu.obuType) \(obu.bytes.count) bytes (payload \(obu.payload.count))"
+            if obu.hasExtension { line += " T\(obu.temporalId)S\(obu.spatialId)" }
             var members: [(String, JSON)] = [
                 ("type", .int(Int(obu.obuType.rawValue))), ("name", .string("\(obu.obuType)")),
-                ("size", .int(obu.bytes.count)),
+                ("size", .int(obu.bytes.count)), ("payload_size", .int(obu.payload.count)),
             ]
             if obu.hasExtension {
                 members += [("temporal_id", .int(obu.temporalId)), ("spatial_id", .int(obu.spatialId))]
