@@ -197,7 +197,7 @@ enum BenchCommand {
         func number(_ value: Double?) -> JSON { value.map { .double($0) } ?? .null }
         return .object([
             ("input", .string(path)), ("container", .string(source.containerName)),
-            ("codec", .string(source.codec == .h264 ? "h264" : "hevc")),
+            ("codec", .string(ProbeCommand.codecName(source.codec))),
             ("width", .int(Int(source.firstFormat.dimensions.width))),
             ("height", .int(Int(source.firstFormat.dimensions.height))),
             ("runs", .int(runs)), ("frame_limit", frameLimit.map { .int($0) } ?? .null),

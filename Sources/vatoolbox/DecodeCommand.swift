@@ -13,10 +13,11 @@ enum DecodeCommand {
         usage: vatoolbox decode INPUT [-o OUT.y4m|OUT.yuv|-] [--pixel-format FOURCC] [--hwaccel auto|vaapi|none]
                                       [--device PATH] [--frames N] [--threads N] [--format y4m|yuv]
 
-        Decodes INPUT — a raw H.264/HEVC Annex B stream (.264 .h264 .265 .h265 .hevc, or - for standard
-        input) or a container libavformat reads (MP4, MOV, MKV, TS …) — and prints a summary: the decoder
-        used and why, frames, frames per second, errors. A progress bar runs on standard error when it
-        is a terminal.
+        Decodes INPUT — H.264, HEVC, AV1, VP9, VP8 or MPEG-2 video: a raw H.264/HEVC Annex B stream
+        (.264 .h264 .265 .h265 .hevc, or - for standard input), an IVF file (VP8, VP9, AV1), an AV1 OBU
+        stream (.obu, low-overhead or Annex B), an MPEG-2 elementary stream (.m2v), or a container
+        libavformat reads (MP4, MOV, MKV, WebM, TS …) — and prints a summary: the decoder used and why,
+        frames, frames per second, errors. A progress bar runs on standard error when it is a terminal.
 
           -o, --output OUT         write the pictures: OUT.y4m as YUV4MPEG2 (what ffmpeg and players read),
                                    OUT.yuv (or any other name) as raw planes one picture after another,

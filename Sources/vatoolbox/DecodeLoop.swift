@@ -71,13 +71,14 @@ enum DecodeLoop {
     /// - Parameters:
     ///   - onFrame: Called once per picture, serially; a thrown failure stops decoding and is
     ///     rethrown here.
+    ///   - onSample: Called on this thread with each sample just before it is decoded.
     ///   - progress: Called on this thread now and then with the frames so far.
     /// - Throws: A failure to create the session (exit status 3 when no decoder fits), to read
     ///   the input, or from `onFrame`.
     static func run(
         source: SampleSource, specification: DecoderSpecification, attributes: ImageBufferAttributes?,
         frameLimit: Int? = nil, onFrame: @escaping @Sendable (DecodedFrame) throws(CommandFailure) -> Void,
-        progress: ((Int) -> Void)? = nil
+        onSample: ((SampleBuffer) -> Void)? = nil, progress: ((Int) -> Void)? = nil
     ) throws(CommandFailure) -> DecodeReport {
         let state = Mutex(LoopState())
         let limit = frameLimit ?? Int.max
@@ -135,6 +136,7 @@ enum DecodeLoop {
                 if let stop { throw stop }
                 if done { break }
                 guard let sample = try source.next() else { break }
+                onSample?(sample)
                 try session.decodeFrame(sample, flags: [.enableAsynchronousDecompression])
                 report.samples += 1
                 if let progress {

@@ -6,14 +6,17 @@ import VAToolbox
 #endif
 
 /// `vatoolbox device-check`: decodes streams on VA-API and on the CPU and compares every frame's
-/// MD5 — H.264/HEVC decoding is exact, so a conformant driver gives the CPU's bytes.
+/// MD5 — H.264, HEVC, VP8, VP9, AV1 and MPEG-2 decoding is exact (bit-exact by each standard;
+/// AV1 film grain is synthesised by a specified process too), so a conformant driver gives the
+/// CPU's bytes.
 enum DeviceCheckCommand {
     static let usage = """
         usage: vatoolbox device-check [--device PATH] FILE...
 
         Decodes each FILE on the GPU (VA-API, required) and on the CPU, both to the GPU's format
         (NV12 or P010), and compares the MD5 of every frame. Streams the device has no profile
-        for (H.264 High 10 or 4:2:2, HEVC range extensions, …) are listed as CPU-only, not failed.
+        for (H.264 High 10 or 4:2:2, HEVC range extensions, VP9 profiles 1 and 3, …) are listed as
+        CPU-only, not failed. Takes every codec VAToolbox decodes: H.264, HEVC, AV1, VP9, VP8, MPEG-2.
         Prints one row per file and a summary.
 
           --device PATH   the render node (default: VATOOLBOX_RENDER_NODE, else the first usable)

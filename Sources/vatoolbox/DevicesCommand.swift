@@ -11,7 +11,8 @@ enum DevicesCommand {
         usage: vatoolbox devices [--device PATH] [--json]
 
         Lists the DRM render nodes, their kernel drivers, the VA-API driver each loads (vendor
-        string) and the H.264/HEVC decode profiles with their size limits. When no node is usable,
+        string) and the decode profiles VAToolbox can use (H.264, HEVC, AV1, VP9, VP8, MPEG-2) with
+        their size limits and bit depths. When no node is usable,
         says why (no /dev/dri, permission denied, no VA driver).
 
           --device PATH   describe only this node (default: VATOOLBOX_RENDER_NODE, else all)
@@ -71,7 +72,9 @@ enum DevicesCommand {
             lines.append("  VA-API \(device.apiVersion), driver: \(device.vendor)")
             let profiles = device.capabilities.decodeProfiles
             if profiles.isEmpty {
-                lines.append("  decodes no H.264/HEVC profile VAToolbox can use")
+                lines.append(
+                    "  decodes no profile VAToolbox can use (\(VideoCodecType.decodable.map(\.name).joined(separator: ", ")))"
+                )
             } else {
                 lines.append("  decode profiles:")
                 lines += profiles.map { "    \($0)" }

@@ -9,7 +9,8 @@ enum FrameMD5Command {
         usage: vatoolbox framemd5 INPUT [--pixel-format FOURCC] [--hwaccel auto|vaapi|none] [--device PATH]
                                         [--threads N] [-o OUT]
 
-        Decodes INPUT (raw .264/.265 Annex B, MP4, MKV, TS …; - for standard input) and prints one line
+        Decodes INPUT (raw .264/.265 Annex B, IVF, .obu, .m2v, MP4, MKV/WebM, TS …; - for standard input;
+        H.264, HEVC, AV1, VP9, VP8 or MPEG-2) and prints one line
         per picture in presentation order — stream, dts, pts, duration, size, MD5 of the samples — with
         the header of `ffmpeg -i INPUT -f framemd5 -`: the time base is one frame at the frame rate the
         ffmpeg CLI picks, sizes and hashes are of the pictures in the native (or --pixel-format) format.
@@ -36,33 +37,47 @@ enum FrameMD5Command {
         let source = try SampleSource(path: path)
         let output = try OutputFile(path: parsed.values["output"] ?? "-")
         let timing = StreamTiming.probe(path: path, format: source.firstFormat)
-        let hasher = FrameHasher(output: output, timing: timing)
+        let hasher = FrameHasher(
+            output: output, timing: timing, reorderDelay: source.firstFormat.stream.maxNumReorderFrames)
         let report = try DecodeLoop.run(
             source: source, specification: specification,
             attributes: pixelFormat.map { ImageBufferAttributes(pixelFormat: $0) },
-            onFrame: { frame throws(CommandFailure) in try hasher.add(frame) })
+            onFrame: { frame throws(CommandFailure) in try hasher.add(frame) },
+            // Raw Annex B samples carry no time stamps of ffmpeg's to reproduce.
+            onSample: source.isRawStream ? nil : { hasher.record($0) })
         try output.flush()
         guard report.frames > 0 else { throw .input("\(path): no picture could be decoded") }
     }
 }
 
-/// Formats framemd5 lines. Touched only from the session's serial output handler, and by the
-/// main thread after the session has finished (the session's queue orders the two).
+/// Formats framemd5 lines. `add` runs on the session's serial output handler, `record` on the
+/// main thread; the decode time stamps they share are behind a lock, the rest is touched by `add`
+/// alone (and by the main thread after the session has finished).
 final class FrameHasher: @unchecked Sendable {
     private let output: OutputFile
     private let timing: StreamTiming
+    private let reorderDelay: Int
     private var startTime: MediaTime?
     private var nextPTS: Int64 = 0
+    /// Each sample's decode time stamp, in decode order.
+    private let decodeTimes = Mutex<[MediaTime]>([])
 
-    init(output: OutputFile, timing: StreamTiming) {
+    init(output: OutputFile, timing: StreamTiming, reorderDelay: Int) {
         self.output = output
         self.timing = timing
+        self.reorderDelay = max(0, reorderDelay)
+        startTime = timing.startTime
+    }
+
+    /// Notes a sample's decode time stamp, before it is decoded.
+    func record(_ sample: SampleBuffer) {
+        decodeTimes.withLock { $0.append(sample.decodeTimeStamp) }
     }
 
     /// The header of `ffmpeg -f framemd5` (version 2), for the first picture.
     static func header(first image: PixelBuffer, timing: StreamTiming) -> String {
         let version = avformat_version()
-        let sar = image.attachments.pixelAspectRatio.map { "\($0.horizontalSpacing)/\($0.verticalSpacing)" } ?? "0/1"
+        let sar = timing.aspectRatio(of: image).map { "\($0.horizontalSpacing)/\($0.verticalSpacing)" } ?? "0/1"
         let timeBase = reduced(timing.timeBase.num, timing.timeBase.den)
         return """
             #format: frame checksums
@@ -87,12 +102,28 @@ final class FrameHasher: @unchecked Sendable {
             "0, \(pad(pts, 10)), \(pad(pts, 10)), \(pad(1, 8)), \(pad(Int64(size), 8)), \(frame.image.md5)\n")
     }
 
+    /// The time libavcodec's `best_effort_timestamp` gives a picture that has no presentation
+    /// time stamp (an MPEG-2 I or P picture in an elementary stream): the decode time stamp of
+    /// the packet that released it — the sample `reorderDelay` after it in decode order — or,
+    /// past the last sample, the ffmpeg CLI's prediction (the last decode time stamp plus a
+    /// frame per sample). Nil when the samples carry no time stamps at all (raw Annex B).
+    private func guessedTime(of frame: DecodedFrame) -> MediaTime? {
+        let position = frame.index + reorderDelay
+        return decodeTimes.withLock { times -> MediaTime? in
+            if position < times.count, times[position].isNumeric { return times[position] }
+            guard position >= times.count, let last = times.lastIndex(where: \.isNumeric) else { return nil }
+            let frames = Double(position - last) * Double(timing.frameRate.den) / Double(timing.frameRate.num)
+            return times[last] + MediaTime(seconds: frames, preferredTimescale: times[last].timescale)
+        }
+    }
+
     /// The ffmpeg CLI's output time stamp for a picture (its `-vsync vfr` rule, which framemd5
-    /// selects): the picture's time in frames since the first, rounded, unless that is not
-    /// after the previous one, in which case the next number; nil for a picture ffmpeg drops.
+    /// selects): the picture's time (less the file's start time) in frames, rounded, unless that
+    /// is not after the previous one, in which case the next number; nil for a picture ffmpeg drops.
     private func timestamp(of frame: DecodedFrame) -> Int64? {
         defer { nextPTS += 1 }
-        let time = frame.presentationTimeStamp
+        var time = frame.presentationTimeStamp
+        if !time.isNumeric, let guess = guessedTime(of: frame) { time = guess }
         guard time.isNumeric else { return nextPTS }
         if startTime == nil { startTime = time }
         guard let startTime else { return nextPTS }

@@ -83,24 +83,30 @@ enum Y4MHeader {
     /// Where chroma samples sit, as far as the Y4M `C` tag cares.
     enum ChromaLocation { case left, topLeft, other }
 
-    /// The chroma location libavcodec reports for a stream: the VUI's
-    /// `chroma_sample_loc_type_top_field` when present (0 left, 2 top-left, others have no Y4M
-    /// tag of their own); otherwise left for HEVC and for H.264 with VUI (libavcodec's
-    /// `decode_vui_parameters` infers it), unspecified for H.264 without VUI.
+    /// The chroma location libavcodec reports for a stream: the one the format description
+    /// states (H.264/HEVC VUI `chroma_sample_loc_type_top_field`, AV1 `chroma_sample_position`;
+    /// 0 left, 2 top-left, others have no Y4M tag of their own); otherwise left where libavcodec's
+    /// decoder infers it — HEVC, MPEG-2 (`mpeg12dec` states left for 4:2:0), H.264 with VUI
+    /// (`decode_vui_parameters`) — and unspecified for H.264 without VUI, VP8, VP9 and AV1.
     static func chromaLocation(of format: VideoFormatDescription) -> ChromaLocation {
         if let location = format.extensions.chromaLocation {
             return location == 0 ? .left : location == 2 ? .topLeft : .other
         }
-        if format.codecType == .hevc { return .left }
-        return format.h264SequenceParameterSet?.vui != nil ? .left : .other
+        switch format.codecType {
+        case .hevc, .mpeg2Video: return .left
+        case .h264: return format.h264SequenceParameterSet?.vui != nil ? .left : .other
+        default: return .other
+        }
     }
 
-    /// The `XCOLORRANGE` tag: libavcodec states the range for every HEVC stream, and for an H.264
-    /// stream whose VUI sends `video_signal_type_present_flag`.
+    /// The `XCOLORRANGE` tag: libavcodec states the range of every stream of every codec but
+    /// H.264 (the HEVC, MPEG-2, VP8 and VP9 decoders and libdav1d always set `color_range`), and
+    /// of an H.264 stream only when its VUI sends `video_signal_type_present_flag`.
     static func rangeTag(of format: VideoFormatDescription, fullRange: Bool) -> String? {
         if fullRange { return "XCOLORRANGE=FULL" }
+        guard format.codecType == .h264 else { return "XCOLORRANGE=LIMITED" }
         let signalled = format.h264SequenceParameterSet?.vui?.videoSignalTypePresentFlag ?? false
-        return format.codecType == .hevc || signalled ? "XCOLORRANGE=LIMITED" : nil
+        return signalled ? "XCOLORRANGE=LIMITED" : nil
     }
 
     /// The whole header line, newline included.
@@ -115,7 +121,7 @@ enum Y4MHeader {
         }
         let rate = reduced(timing.frameRate.num, timing.frameRate.den)
         let interlace = attachments.fieldCount == 2 ? (attachments.topFieldFirst ? "t" : "b") : "p"
-        let aspect = attachments.pixelAspectRatio.map { "\($0.horizontalSpacing):\($0.verticalSpacing)" } ?? "0:0"
+        let aspect = timing.aspectRatio(of: frame).map { "\($0.horizontalSpacing):\($0.verticalSpacing)" } ?? "0:0"
         var line =
             "YUV4MPEG2 W\(frame.width) H\(frame.height) F\(rate.num):\(rate.den) I\(interlace) A\(aspect) \(colorspace)"
         if let range = rangeTag(of: format, fullRange: attachments.fullRange) { line += " " + range }

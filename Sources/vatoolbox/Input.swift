@@ -136,6 +136,10 @@ final class SampleSource {
 
     deinit { closeDescriptor() }
 
+    /// Whether the input is a raw Annex B stream (cut by the elementary stream parser), whose
+    /// samples carry no time stamps, rather than a file libavformat reads.
+    var isRawStream: Bool { reader == nil }
+
     /// Parser diagnostics (raw streams), for warnings.
     var diagnostics: [VTError] { parser?.diagnostics ?? [] }
 
@@ -198,15 +202,29 @@ final class SampleSource {
 }
 
 /// What libavformat says about a file's video stream, the way the ffmpeg CLI sees it: the frame
-/// rate `ffmpeg` picks for its output time base (`av_guess_frame_rate`) and the stream's start time.
+/// rate `ffmpeg` picks for its output time base (`av_guess_frame_rate`), the file's start time
+/// (which the CLI subtracts from every time stamp) and the container's sample aspect ratio
+/// (which the CLI puts on every decoded picture).
 struct StreamTiming {
     /// Frames per second as a fraction.
     var frameRate: (num: Int, den: Int)
     /// The number of frames, when the container says (`AVStream.nb_frames`).
     var frameCount: Int? = nil
+    /// `AVFormatContext.start_time`, zero when libavformat knows none; nil when the file was not
+    /// probed (standard input).
+    var startTime: MediaTime? = nil
+    /// The container's sample aspect ratio (`AVStream.sample_aspect_ratio`: MP4 `pasp`, Matroska
+    /// display size), when it states one; the ffmpeg CLI gives it precedence over the codec's.
+    var containerAspectRatio: PixelAspectRatio? = nil
 
     /// The time base of one frame, `1/frameRate`.
     var timeBase: (num: Int, den: Int) { (frameRate.den, frameRate.num) }
+
+    /// The sample aspect ratio the ffmpeg CLI writes for a picture (`#sar`, Y4M `A`): the
+    /// container's when it states one, else the picture's.
+    func aspectRatio(of image: PixelBuffer) -> PixelAspectRatio? {
+        containerAspectRatio ?? image.attachments.pixelAspectRatio
+    }
 
     /// Probes `path` with libavformat; for standard input (or when probing fails) the frame rate
     /// comes from the stream's timing information, or is ffmpeg's default of 25.
@@ -228,7 +246,13 @@ struct StreamTiming {
         let rate = av_guess_frame_rate(opened, stream, nil)
         guard rate.num > 0, rate.den > 0 else { return nil }
         let count = Int(stream.pointee.nb_frames)
-        return StreamTiming(frameRate: (Int(rate.num), Int(rate.den)), frameCount: count > 0 ? count : nil)
+        let start = opened.pointee.start_time
+        let sar = stream.pointee.sample_aspect_ratio
+        return StreamTiming(
+            frameRate: (Int(rate.num), Int(rate.den)), frameCount: count > 0 ? count : nil,
+            startTime: MediaTime(value: start == CFFmpeg_AV_NOPTS_VALUE() ? 0 : start, timescale: 1_000_000),
+            containerAspectRatio: sar.num > 0 && sar.den > 0
+                ? PixelAspectRatio(horizontalSpacing: Int(sar.num), verticalSpacing: Int(sar.den)) : nil)
     }
 }
 

@@ -79,12 +79,13 @@ enum ThumbnailsCommand {
         let specification = try parsed.decoderSpecification()
 
         // First pass: how many pictures there are, to spread the picks (two field samples make
-        // one picture).
+        // one picture; hidden VP8/VP9/AV1 frames make none).
         let counter = try SampleSource(path: path)
         var fields = FieldCounter()
+        var shown = ShownFrameCounter()
         var total = 0
         while let sample = try counter.next() {
-            total += fields.isFieldPicture(sample) ? 0 : 1
+            total += fields.isFieldPicture(sample) ? 0 : shown.count(in: sample)
         }
         total += fields.count / 2
         let picks = Set((0..<count).map { ($0 * total + total / 2) / count })
@@ -155,6 +156,30 @@ enum ThumbnailsCommand {
             BitmapFont.draw(item.1, into: &sheet, x: x, y: y + item.0.height + 4, scale: scale, colour: (235, 235, 235))
         }
         return sheet
+    }
+}
+
+/// How many pictures a sample outputs, by its headers: a VP9 superframe's shown frames, an AV1
+/// temporal unit's, none for a hidden VP8 frame (a golden or alternate reference); one otherwise,
+/// and one when the headers cannot be read (the decoder will say what is wrong).
+struct ShownFrameCounter {
+    /// The AV1 sequence header in force, which frame headers need.
+    private var sequenceHeader: AV1SequenceHeader?
+
+    mutating func count(in sample: SampleBuffer) -> Int {
+        switch sample.formatDescription.codecType {
+        case .vp8:
+            return (try? VP8FrameHeader(sample.data[...])).map { $0.showFrame ? 1 : 0 } ?? 1
+        case .vp9:
+            guard let frames = try? VP9Superframe.frames(in: sample.data[...]) else { return 1 }
+            return frames.count { frame in (try? VP9UncompressedHeader(frame))?.isOutput ?? true }
+        case .av1:
+            guard let unit = try? AV1TemporalUnit(sample.data[...], sequenceHeader: sequenceHeader) else { return 1 }
+            sequenceHeader = unit.activeSequenceHeader ?? sequenceHeader
+            return unit.shownFrameCount
+        default:
+            return 1
+        }
     }
 }
 

@@ -1,53 +1,66 @@
 import VAToolbox
 
-/// `vatoolbox probe`: the format descriptions of a stream and, with `--nal`, its access units.
+/// `vatoolbox probe`: the format descriptions of a stream and, with `--units`, its samples'
+/// coded units (NAL units, VP9 frames, AV1 OBUs, MPEG-2 headers and pictures, the VP8 frame header).
 enum ProbeCommand {
     static let usage = """
-        usage: vatoolbox probe INPUT [--nal] [--json]
+        usage: vatoolbox probe INPUT [--units] [--json]
 
-        Describes INPUT — a raw H.264/HEVC Annex B stream (or - for standard input) or a container
-        (MP4, MKV, TS …): each format description (codec, profile and level, coded and displayed size,
+        Describes INPUT — a raw H.264/HEVC Annex B stream (or - for standard input), an IVF (VP8, VP9,
+        AV1), AV1 OBU (.obu, low-overhead or Annex B) or MPEG-2 (.m2v) stream, or a container (MP4,
+        MKV/WebM, TS …): each format description (codec, profile and level, coded and displayed size,
         cropping, bit depth, chroma format, colour, sample aspect, reorder depth, frame rate when the
-        stream gives it) and the number of access units. Nothing is decoded.
+        stream gives it) and the number of samples. Nothing is decoded.
 
-              --nal    list every access unit with its NAL units: type, name and size in bytes
+              --units  list every sample (in decode order) with its coded units: H.264/HEVC NAL units
+                       (type, name, size); VP9 frames after the superframe split (key/inter/intra-only,
+                       shown/hidden/show-existing, size, profile, bit depth); the VP8 frame header;
+                       AV1 OBUs with the sequence header and each frame header (type, shown/hidden);
+                       MPEG-2 sequence header and extensions, GOP, and each picture's type, structure
+                       and field flags
+              --nal    the same as --units (its name from when only H.264 and HEVC were read)
               --json   the same as JSON (keys documented in Docs/CLI.md)
         """
 
     static func run(_ arguments: [String]) throws(CommandFailure) {
         let parsed = try ParsedArguments.parse(
             arguments,
-            options: [OptionSpec(name: "nal", takesValue: false), OptionSpec(name: "json", takesValue: false)])
+            options: [
+                OptionSpec(name: "units", takesValue: false), OptionSpec(name: "nal", takesValue: false),
+                OptionSpec(name: "json", takesValue: false),
+            ])
         if parsed.wantsHelp {
             print(usage)
             return
         }
         let path = try parsed.singleInput()
-        let listNALUnits = parsed.flags.contains("nal")
+        let listUnits = parsed.flags.contains("units") || parsed.flags.contains("nal")
         let json = parsed.flags.contains("json")
         let source = try SampleSource(path: path)
+        let container = path == "-" ? nil : StreamTiming.probe(path: path, format: source.firstFormat)
+        let containerAspect = container?.containerAspectRatio
 
         var formats: [(firstAccessUnit: Int, format: VideoFormatDescription)] = []
         var accessUnits: [JSON] = []
+        var lister = UnitLister(codec: source.codec)
         var count = 0
         var syncCount = 0
         while let sample = try source.next() {
             if formats.last?.format != sample.formatDescription {
                 formats.append((count, sample.formatDescription))
-                if !json { describe(sample.formatDescription, number: formats.count, firstAccessUnit: count) }
+                if !json {
+                    describe(
+                        sample.formatDescription, number: formats.count, firstAccessUnit: count,
+                        containerAspect: containerAspect)
+                }
             }
             if sample.isSync { syncCount += 1 }
-            if listNALUnits {
-                let units = sample.nalUnits
+            if listUnits {
+                let listing = lister.list(sample, index: count)
                 if json {
-                    accessUnits.append(
-                        .object([
-                            ("index", .int(count)), ("sync", .bool(sample.isSync)), ("size", .int(sample.data.count)),
-                            ("nal_units", .array(units.map(nalJSON))),
-                        ]))
+                    accessUnits.append(listing.json)
                 } else {
-                    print("  access unit \(count)\(sample.isSync ? " sync" : ""), \(sample.data.count) bytes")
-                    for unit in units { print("    \(unit)") }
+                    for line in listing.text { print(line) }
                 }
             }
             count += 1
@@ -55,26 +68,56 @@ enum ProbeCommand {
         if json {
             var members: [(String, JSON)] = [
                 ("input", .string(path)), ("container", .string(source.containerName)),
-                ("codec", .string(source.codec == .h264 ? "h264" : "hevc")),
+                ("codec", .string(codecName(source.codec))),
                 ("access_units", .int(count)), ("sync_access_units", .int(syncCount)),
-                ("formats", .array(formats.map { formatJSON($0.format, firstAccessUnit: $0.firstAccessUnit) })),
+                (
+                    "formats",
+                    .array(
+                        formats.map {
+                            formatJSON($0.format, firstAccessUnit: $0.firstAccessUnit, containerAspect: containerAspect)
+                        })
+                ),
             ]
-            if listNALUnits { members.append(("access_unit_list", .array(accessUnits))) }
+            if listUnits { members.append(("access_unit_list", .array(accessUnits))) }
             print(JSON.object(members).rendered())
         } else {
-            print("access units: \(count) (sync: \(syncCount)), format descriptions: \(formats.count)")
+            print(
+                "\(UnitLister.noun(source.codec))s: \(count) (sync: \(syncCount)), format descriptions: \(formats.count)"
+            )
             for problem in source.diagnostics.prefix(10) { print("warning: \(problem.reason)") }
         }
     }
 
-    private static func describe(_ format: VideoFormatDescription, number: Int, firstAccessUnit: Int) {
+    /// The codec as ffprobe's `codec_name` says it: `h264`, `hevc`, `av1`, `vp9`, `vp8`, `mpeg2video`.
+    static func codecName(_ codec: VideoCodecType) -> String { codec.ffmpegName ?? codec.fourCC }
+
+    /// The sample aspect ratio as ffprobe reports it: the container's when it states one, else
+    /// the format description's.
+    static func aspectRatio(_ format: VideoFormatDescription, containerAspect: PixelAspectRatio?) -> PixelAspectRatio? {
+        containerAspect ?? format.extensions.pixelAspectRatio
+    }
+
+    /// `"Main profile"`, `"Profile 2"` (VP9), `"profile 0"` (VP8, whose profile is a number).
+    static func profileText(_ name: String) -> String {
+        if name.hasPrefix("Profile") { return name }
+        if !name.isEmpty && name.allSatisfy(\.isNumber) { return "profile \(name)" }
+        return "\(name) profile"
+    }
+
+    /// Whether the codec numbers levels (VP8 and VP9 streams state none).
+    static func hasLevels(_ codec: VideoCodecType) -> Bool { codec != .vp8 && codec != .vp9 }
+
+    private static func describe(
+        _ format: VideoFormatDescription, number: Int, firstAccessUnit: Int, containerAspect: PixelAspectRatio?
+    ) {
         let stream = format.stream
         let ext = format.extensions
         let crop = format.cleanAperture
-        print("format description \(number) (from access unit \(firstAccessUnit)):")
-        print(
-            "  codec: \(format.codecType == .h264 ? "H.264" : "HEVC") \(stream.profileName) profile, level \(stream.levelName)\(format.codecType == .hevc ? (stream.highTier ? ", high tier" : ", main tier") : "")"
-        )
+        print("format description \(number) (from \(UnitLister.noun(format.codecType)) \(firstAccessUnit)):")
+        var codec = "\(format.codecType.name) " + profileText(stream.profileName)
+        if hasLevels(format.codecType) { codec += ", level \(stream.levelName)" }
+        if format.codecType == .hevc { codec += stream.highTier ? ", high tier" : ", main tier" }
+        print("  codec: \(codec)")
         print("  size: \(format.dimensions) (coded \(format.codedDimensions), crop left \(crop.left) top \(crop.top))")
         print(
             "  samples: \(stream.chromaFormatName), \(stream.bitDepthLuma)-bit luma, \(stream.bitDepthChroma)-bit chroma"
@@ -84,16 +127,20 @@ enum ProbeCommand {
         if let transfer = ext.transferFunction { colour.append("transfer \(transfer)") }
         if let matrix = ext.yCbCrMatrix { colour.append("matrix \(matrix)") }
         print("  colour: \(colour.joined(separator: ", "))")
-        print(
-            "  pixel aspect: \(ext.pixelAspectRatio.map { "\($0)" } ?? "unknown"), \(stream.mayBeInterlaced ? "may be interlaced" : "progressive")"
-        )
+        var aspect = ext.pixelAspectRatio.map { "\($0)" } ?? "unknown"
+        if ext.pixelAspectRatio == nil, let containerAspect { aspect = "\(containerAspect) (from the container)" }
+        print("  pixel aspect: \(aspect), \(stream.mayBeInterlaced ? "may be interlaced" : "progressive")")
         print(
             "  reorder: up to \(stream.maxNumReorderFrames) frames, decoded picture buffer \(stream.maxDecFrameBuffering)"
         )
         if let rate = frameRate(format) {
             print("  frame rate: \(rate.num)/\(rate.den) (from the stream's timing information)")
         }
-        print("  parameter sets: " + format.parameterSetNALUnits.map { "\($0)" }.joined(separator: "; "))
+        if format.codecType == .h264 || format.codecType == .hevc {
+            print("  parameter sets: " + format.parameterSetNALUnits.map { "\($0)" }.joined(separator: "; "))
+        } else if !ext.decoderConfigurationRecord.isEmpty {
+            print("  configuration record: \(ext.decoderConfigurationRecord.count) bytes")
+        }
     }
 
     /// The frame rate the stream's timing information gives, as a reduced fraction.
@@ -102,23 +149,19 @@ enum ProbeCommand {
         return reduced(Int(duration.timescale), Int(duration.value))
     }
 
-    private static func nalJSON(_ unit: NALUnit) -> JSON {
-        .object([
-            ("type", .int(Int(unit.typeCode))),
-            ("name", .string(unit.h264Type?.name ?? unit.hevcType?.name ?? "unknown")),
-            ("size", .int(unit.bytes.count)),
-        ])
-    }
-
-    static func formatJSON(_ format: VideoFormatDescription, firstAccessUnit: Int) -> JSON {
+    static func formatJSON(
+        _ format: VideoFormatDescription, firstAccessUnit: Int, containerAspect: PixelAspectRatio? = nil
+    ) -> JSON {
+        let levels = hasLevels(format.codecType)
         let stream = format.stream
         let ext = format.extensions
         let crop = format.cleanAperture
         return .object([
             ("first_access_unit", .int(firstAccessUnit)),
-            ("codec", .string(format.codecType == .h264 ? "h264" : "hevc")),
+            ("codec", .string(codecName(format.codecType))),
             ("profile", .string(stream.profileName)), ("profile_idc", .int(stream.profileIdc)),
-            ("level", .string(stream.levelName)), ("level_idc", .int(stream.levelIdc)),
+            ("level", levels ? .string(stream.levelName) : .null),
+            ("level_idc", levels ? .int(stream.levelIdc) : .null),
             ("tier", format.codecType == .hevc ? .string(stream.highTier ? "high" : "main") : .null),
             ("width", .int(Int(format.dimensions.width))), ("height", .int(Int(format.dimensions.height))),
             ("coded_width", .int(Int(format.codedDimensions.width))),
@@ -136,7 +179,7 @@ enum ProbeCommand {
             ("color_primaries", .string(ext.colorPrimaries.map { "\($0)" })),
             ("transfer_function", .string(ext.transferFunction.map { "\($0)" })),
             ("ycbcr_matrix", .string(ext.yCbCrMatrix.map { "\($0)" })),
-            ("pixel_aspect_ratio", .string(ext.pixelAspectRatio.map { "\($0)" })),
+            ("pixel_aspect_ratio", .string(aspectRatio(format, containerAspect: containerAspect).map { "\($0)" })),
             ("may_be_interlaced", .bool(stream.mayBeInterlaced)),
             ("max_num_reorder_frames", .int(stream.maxNumReorderFrames)),
             ("max_dec_frame_buffering", .int(stream.maxDecFrameBuffering)),

@@ -10,9 +10,11 @@ let usage = """
     usage: vatoolbox <command> [options]    (vatoolbox <command> --help for each)
 
     commands:
-      decode INPUT [-o OUT.y4m|OUT.yuv|-]   decode a stream (raw H.264/HEVC Annex B, MP4, MKV, TS …; - for
-                                            standard input), write Y4M or raw planes, print a summary
-      probe INPUT [--nal] [--json]          describe a stream's format descriptions and access units
+      decode INPUT [-o OUT.y4m|OUT.yuv|-]   decode a stream (H.264, HEVC, AV1, VP9, VP8, MPEG-2: raw Annex B,
+                                            IVF, .obu, .m2v, MP4, MKV/WebM, TS …; - for standard input),
+                                            write Y4M or raw planes, print a summary
+      probe INPUT [--units] [--json]        describe a stream's format descriptions and samples, with
+                                            --units their NAL units, VP9 frames, AV1 OBUs, MPEG-2 pictures
       framemd5 INPUT                        per-picture MD5s in the format of ffmpeg -f framemd5
       snapshot INPUT --frame N -o OUT.png   one picture as PNG
       thumbnails INPUT -o OUT.png           a contact sheet of pictures with their time stamps

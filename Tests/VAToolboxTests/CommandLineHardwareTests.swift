@@ -15,12 +15,26 @@ struct CommandLineHardwareTests {
         try CommandRunner.vatoolbox(arguments, environment: TestVADriver.subprocessEnvironment(extra))
     }
 
+    /// The test driver's decode profiles, in the order it advertises them (Tests/VATestDriver).
+    static let driverProfiles: [(name: String, codec: String, bitDepths: [Int])] = [
+        ("H264ConstrainedBaseline", "avc1", [8]), ("H264Main", "avc1", [8]), ("H264High", "avc1", [8]),
+        ("HEVCMain", "hvc1", [8]), ("HEVCMain10", "hvc1", [10]), ("AV1Profile0", "av01", [8, 10]),
+        ("VP9Profile0", "vp09", [8]), ("VP9Profile2", "vp09", [10]), ("VP8Version0_3", "vp08", [8]),
+        ("MPEG2Simple", "mp2v", [8]), ("MPEG2Main", "mp2v", [8]),
+    ]
+
     @Test func devicesListsTheDriverAndItsProfiles() throws {
         let result = try Self.onTestDriver(["devices", "--device", "/dev/null"])
         #expect(result.status == 0)
         #expect(result.text.contains("driver: VAToolbox test driver 1.0"))
         #expect(result.text.contains("HEVCMain10 up to 4096x4096, 4:2:0 10-bit"))
         #expect(result.text.contains("H264ConstrainedBaseline up to 4096x4096, 4:2:0 8-bit"))
+        #expect(result.text.contains("AV1Profile0 up to 4096x4096, 4:2:0 8/10-bit"))
+        #expect(result.text.contains("VP9Profile2 up to 4096x4096, 4:2:0 10-bit"))
+        #expect(result.text.contains("VP8Version0_3 up to 4096x4096, 4:2:0 8-bit"))
+        #expect(result.text.contains("MPEG2Main up to 4096x4096, 4:2:0 8-bit"))
+        let listed = result.text.split(separator: "\n").filter { $0.hasPrefix("    ") && $0.contains(" up to ") }
+        #expect(listed.map { String($0.split(separator: " ")[0]) } == Self.driverProfiles.map(\.name))
 
         let json = try Self.onTestDriver(["devices", "--device", "/dev/null", "--json"])
         #expect(json.status == 0)
@@ -29,8 +43,35 @@ struct CommandLineHardwareTests {
         #expect(nodes.first?["vendor"] as? String == "VAToolbox test driver 1.0")
         #expect(nodes.first?["usable"] as? Bool == true)
         let profiles = try #require(nodes.first?["profiles"] as? [[String: Any]])
-        #expect(profiles.compactMap { $0["name"] as? String }.count == 5)
-        #expect(profiles.last?["bitDepths"] as? [Int] == [10])
+        #expect(profiles.compactMap { $0["name"] as? String } == Self.driverProfiles.map(\.name))
+        #expect(profiles.compactMap { $0["codec"] as? String } == Self.driverProfiles.map(\.codec))
+        #expect(profiles.compactMap { $0["bitDepths"] as? [Int] } == Self.driverProfiles.map(\.bitDepths))
+    }
+
+    /// Every new codec decodes on the GPU path of the test driver: the summary says VA-API and
+    /// counts the frames of the fixture's framemd5 oracle; VP9 profile 1 (4:4:4), which has no
+    /// VA-API profile, is one line and exit status 3 with --hwaccel vaapi.
+    @Test(
+        arguments: [
+            "vp8.ivf", "vp9-profile0.ivf", "vp9-profile2-10bit.webm", "av1.ivf", "av1-10bit.mkv",
+            "mpeg2-progressive.m2v", "mpeg2-interlaced.ts",
+        ])
+    func decodeNewCodecsOnTheGPU(_ file: String) throws {
+        let url = TestData.fixtures.appendingPathComponent(file)
+        let frames = try String(contentsOf: url.appendingPathExtension("framemd5"), encoding: .utf8)
+            .split(separator: "\n").filter { !$0.hasPrefix("#") }.count
+        let result = try Self.onTestDriver(["decode", "--hwaccel", "vaapi", "--device", "/dev/null", url.path])
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(result.text.contains("decoder: VA-API on the GPU (/dev/null)\n"))
+        #expect(result.text.contains("frames: \(frames) decoded"))
+    }
+
+    @Test func requiredGPUOnVP9Profile1IsOneLineAndExit3() throws {
+        let file = TestData.fixtures.appendingPathComponent("vp9-profile1-444.ivf").path
+        let result = try Self.onTestDriver(["decode", "--hwaccel", "vaapi", "--device", "/dev/null", file])
+        #expect(result.status == 3)
+        #expect(result.errorLines.count == 1)
+        #expect(result.errorLines.first?.contains("VP9 Profile 1 8-bit 4:4:4 has no VA-API decode profile") == true)
     }
 
     @Test func devicesSaysWhyThereIsNone() throws {

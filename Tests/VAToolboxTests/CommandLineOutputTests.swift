@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import VAToolbox
 
 @Suite("vatoolbox errors and help", .enabled(if: CommandRunner.hasTool && CommandRunner.hasFFmpeg))
 struct CommandLineErrorTests {
@@ -73,7 +74,9 @@ struct CommandLineErrorTests {
         expectOneLine(try CommandRunner.vatoolbox(["framemd5", empty.path]), status: 1, containing: "no decodable")
     }
 
-    @Test("a codec VAToolbox does not decode exits with 3", arguments: [("mpeg2video", "mkv"), ("mpeg4", "mp4")])
+    @Test(
+        "a codec VAToolbox does not decode exits with 3",
+        arguments: [("mpeg4", "mp4"), ("mjpeg", "mkv"), ("mpeg1video", "mpg")])
     func unsupportedCodec(_ codec: String, _ container: String) throws {
         let directory = try CommandRunner.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -81,7 +84,11 @@ struct CommandLineErrorTests {
         let made = try CommandRunner.ffmpeg(
             ["-f", "lavfi", "-i", "testsrc2=size=128x96:rate=25", "-frames:v", "5", "-c:v", codec, file.path])
         try #require(made.status == 0, "ffmpeg could not make the clip: \(made.standardError)")
-        expectOneLine(try CommandRunner.vatoolbox(["decode", file.path]), status: 3, containing: "H.264 and HEVC")
+        let names = VideoCodecType.decodable.map(\.name).joined(separator: ", ")
+        for command in ["decode", "probe", "framemd5"] {
+            let result = try CommandRunner.vatoolbox([command, file.path])
+            expectOneLine(result, status: 3, containing: "is \(codec); VAToolbox decodes \(names)")
+        }
     }
 
     @Test("--hwaccel vaapi without a usable device: one line, exit status 3")
