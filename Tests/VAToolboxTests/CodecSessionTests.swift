@@ -228,6 +228,22 @@ final class CollectedOutputs: Sendable {
         }
     }
 
+    /// The container's aspect ratio (a Matroska display size) is the description's, as the
+    /// ffmpeg CLI takes it over the codec's.
+    @Test func theContainersAspectRatioWins() throws {
+        let file = try #require(CodecFile.fixtures.first { $0.name == "vp8.ivf" })
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("vatoolbox-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let mkv = directory.appendingPathComponent("wide.mkv")
+        let result = try CommandRunner.ffmpeg(["-i", file.url.path, "-c", "copy", "-aspect", "16:9", mkv.path])
+        try #require(result.status == 0, "\(result.standardError)")
+        let probe = try FFprobeOracle.parse(FFprobeOracle.run(["-show_streams", mkv.path]))
+        #expect(probe.stream["sample_aspect_ratio"] == "4:3")
+        let ratio = try MediaFileReader(path: mkv.path).formatDescription.extensions.pixelAspectRatio
+        #expect(ratio == PixelAspectRatio(horizontalSpacing: 4, verticalSpacing: 3))
+    }
+
     /// A session goes on with a description of the same codec and refuses another codec's.
     @Test func formatChangesFollowTheCodecsRules() throws {
         func format(_ name: String) throws -> VideoFormatDescription {

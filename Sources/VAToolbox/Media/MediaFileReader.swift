@@ -79,7 +79,9 @@ public final class MediaFileReader {
                 "the video of \(path) is \(name); VAToolbox decodes \(CodecRegistry.names)")
         }
         codecType = support.codecType
-        if let described = try support.formatDescription(container: StreamParameters(parameters)) {
+        let described = try support.formatDescription(
+            container: StreamParameters(parameters, containerAspectRatio: stream.pointee.sample_aspect_ratio))
+        if let described {
             formatDescription = described
         } else {
             // H.264/HEVC as Annex B: the stream's own parameter sets describe it.

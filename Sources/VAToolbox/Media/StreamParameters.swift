@@ -41,7 +41,12 @@ struct StreamParameters: Sendable, Hashable {
     var pixelFormatName: String
 
     /// Reads a stream's codec parameters.
-    init(_ parameters: AVCodecParameters) {
+    ///
+    /// - Parameters:
+    ///   - parameters: libavformat's codec parameters of the stream.
+    ///   - containerAspectRatio: The stream's sample aspect ratio as the container states it
+    ///     (Matroska display size, MP4 `pasp`); it wins over the codec's, as in the ffmpeg CLI.
+    init(_ parameters: AVCodecParameters, containerAspectRatio: AVRational = AVRational(num: 0, den: 1)) {
         configurationRecord =
             parameters.extradata.map { Array(UnsafeBufferPointer(start: $0, count: Int(parameters.extradata_size))) }
             ?? []
@@ -75,7 +80,7 @@ struct StreamParameters: Sendable, Hashable {
         let location = Int(parameters.chroma_location.rawValue)
         chromaLocation = location > 0 ? location - 1 : nil
         mayBeInterlaced = parameters.field_order != AV_FIELD_PROGRESSIVE && parameters.field_order != AV_FIELD_UNKNOWN
-        let ratio = parameters.sample_aspect_ratio
+        let ratio = containerAspectRatio.num > 0 ? containerAspectRatio : parameters.sample_aspect_ratio
         pixelAspectRatio =
             ratio.num > 0 && ratio.den > 0
             ? PixelAspectRatio(horizontalSpacing: Int(ratio.num), verticalSpacing: Int(ratio.den)) : nil
