@@ -156,40 +156,65 @@ final class CollectedOutputs: Sendable {
     }
 
     /// The bitstream initialisers describe the same stream as the container does.
-    @Test func av1AndVP9DescriptionsFromTheBitstreamAgreeWithTheContainer() throws {
-        for name in ["av1.mp4", "av1-10bit.mkv", "vp9-profile0.ivf", "vp9-profile2-10bit.webm"] {
-            let file = try #require(CodecFile.fixtures.first { $0.name == name })
-            let samples = try file.samples()
-            let container = samples[0].formatDescription
-            let fromStream: VideoFormatDescription
-            if file.codec == .av1 {
-                let record = container.extensions.decoderConfigurationRecord
-                fromStream = try VideoFormatDescription(av1C: record)
-                let sequenceHeader = try #require(container.parameterSets.first)
-                let fromOBU = try VideoFormatDescription(av1SequenceHeaderOBU: sequenceHeader)
-                #expect(fromOBU.stream == fromStream.stream)
-            } else {
-                fromStream = try VideoFormatDescription(vp9KeyFrame: samples[0].data)
-            }
-            #expect(fromStream.codecType == container.codecType, "\(name)")
-            #expect(fromStream.dimensions == container.dimensions, "\(name)")
-            #expect(fromStream.stream.bitDepthLuma == container.stream.bitDepthLuma, "\(name)")
-            #expect(fromStream.stream.chromaFormatIdc == container.stream.chromaFormatIdc, "\(name)")
-            #expect(fromStream.stream.profileIdc == container.stream.profileIdc, "\(name)")
-            // A session made from the bitstream's description decodes the container's samples.
-            let outputs = CollectedOutputs()
-            let session = try DecompressionSession(
-                formatDescription: fromStream,
-                decoderSpecification: DecoderSpecification(hardwareAcceleration: .disabled),
-                outputHandler: outputs.handler)
-            #expect(session.canAcceptFormatDescription(container), "\(name)")
-            session.invalidate()
+    @Test(arguments: [
+        "av1.mp4", "av1-10bit.mkv", "av1.ivf", "vp9-profile0.ivf", "vp9-profile2-10bit.webm", "vp8.ivf",
+        "mpeg2-progressive.m2v", "mpeg2-interlaced.ts",
+    ])
+    func descriptionsFromTheBitstreamAgreeWithTheContainer(name: String) throws {
+        let file = try #require(CodecFile.fixtures.first { $0.name == name })
+        let samples = try file.samples()
+        let container = samples[0].formatDescription
+        let fromStream: VideoFormatDescription
+        switch file.codec {
+        case .av1:
+            let sequenceHeader = try #require(container.parameterSets.first)
+            fromStream = try VideoFormatDescription(av1SequenceHeaderOBU: sequenceHeader)
+            let fromRecord = try VideoFormatDescription(av1C: container.extensions.decoderConfigurationRecord)
+            #expect(fromRecord.stream == fromStream.stream)
+            #expect(fromRecord.parameterSets == fromStream.parameterSets)
+        case .vp9: fromStream = try VideoFormatDescription(vp9KeyFrame: samples[0].data)
+        case .vp8: fromStream = try VideoFormatDescription(vp8KeyFrame: samples[0].data)
+        default: fromStream = try VideoFormatDescription(mpeg2SequenceHeader: samples[0].data)
         }
+        #expect(fromStream.codecType == container.codecType)
+        #expect(fromStream.dimensions == container.dimensions)
+        #expect(fromStream.codedDimensions == container.codedDimensions)
+        #expect(fromStream.stream.bitDepthLuma == container.stream.bitDepthLuma)
+        #expect(fromStream.stream.chromaFormatIdc == container.stream.chromaFormatIdc)
+        #expect(fromStream.stream.profileIdc == container.stream.profileIdc)
+        #expect(fromStream.stream.profileName == container.stream.profileName)
+        #expect(fromStream.stream.levelName == container.stream.levelName || file.codec == .vp9)
+        #expect(fromStream.stream.mayBeInterlaced == container.stream.mayBeInterlaced)
+        #expect(fromStream.stream.maxNumReorderFrames == container.stream.maxNumReorderFrames)
+        #expect(fromStream.extensions.fullRangeVideo == container.extensions.fullRangeVideo)
+        // A session made from the bitstream's description decodes the container's samples.
+        let rewrapped = try samples.map {
+            try SampleBuffer(
+                data: $0.data, formatDescription: fromStream, timing: $0.timing, attachments: $0.attachments)
+        }
+        let oracle = try FrameMD5Oracle(contentsOf: file.url.appendingPathExtension("framemd5")).frames
+        #expect(try Self.decode(rewrapped).compactMap(\.imageBuffer?.md5) == oracle.map(\.md5))
+    }
+
+    /// Bytes that are not what an initialiser describes from are refused with the reason.
+    @Test func bitstreamInitialisersRefuseOtherData() {
         #expect(throws: VTError.formatDescriptionInvalidParameter) {
             try VideoFormatDescription(av1SequenceHeaderOBU: [0x12, 0x00])  // a temporal delimiter
         }
         #expect(throws: VTError.formatDescriptionInvalidParameter) {
             try VideoFormatDescription(vp9KeyFrame: [0x86, 0x00, 0x40])  // an inter frame
+        }
+        #expect(throws: VTError.formatDescriptionInvalidParameter) {
+            try VideoFormatDescription(vp8KeyFrame: [0x01, 0x00, 0x00, 0x9D, 0x01, 0x2A])  // an inter frame tag
+        }
+        #expect(throws: VTError.formatDescriptionInvalidParameter) {
+            try VideoFormatDescription(mpeg2SequenceHeader: [0x00, 0x00, 0x01, 0x00, 0x00, 0x0F])  // a picture
+        }
+        // MPEG-1: a sequence header without a sequence extension.
+        #expect(throws: VTError.formatDescriptionInvalidParameter) {
+            try VideoFormatDescription(mpeg2SequenceHeader: [
+                0x00, 0x00, 0x01, 0xB3, 0x16, 0x00, 0xF0, 0x13, 0xFF, 0xFF, 0xE0, 0x18, 0x00, 0x00, 0x01, 0x00,
+            ])
         }
     }
 

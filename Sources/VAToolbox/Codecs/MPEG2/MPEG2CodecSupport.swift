@@ -73,14 +73,14 @@ struct MPEG2CodecSupport: CodecSupport {
     func makeReferenceTracker() -> any ReferenceTracker { MPEG2FieldPictures() }
 }
 
-/// Notes MPEG-2 field pictures: two samples make one output picture, which comes out with the
-/// first field's sample.
+/// Notes MPEG-2 samples that hold one field of a pair: two such samples make one output
+/// picture, which comes out with one of them. (A sample holding both fields is a whole frame.)
 struct MPEG2FieldPictures: ReferenceTracker {
     mutating func learn(_ format: VideoFormatDescription) {}
 
     mutating func follow(_ sample: SampleBuffer) -> FrameContinuity {
-        let info = try? MPEG2PictureInfo(sample.data[...])
-        return FrameContinuity(isFieldPicture: info?.isFieldPicture ?? false)
+        guard let info = try? MPEG2PictureInfo(sample.data[...]) else { return FrameContinuity() }
+        return FrameContinuity(isFieldPicture: info.isFieldPicture && !info.isComplete)
     }
 
     mutating func reset() {}
