@@ -205,22 +205,7 @@ extension VATestDriverTests {
             var generator = SeededGenerator(seed: 41)
             let before = try Sessions.liveObjects()
             for file in CodecFile.fixtures where file.decodesOnTheGPU {
-                var mutated: [SampleBuffer] = []
-                for sample in try file.samples() {
-                    var bytes = sample.data
-                    if Int.random(in: 0..<3, using: &generator) == 0 {
-                        for _ in 0..<4 {
-                            let index = Int.random(in: 0..<bytes.count, using: &generator)
-                            bytes[index] ^= UInt8.random(in: 1...255, using: &generator)
-                        }
-                    }
-                    if let damaged = try? SampleBuffer(
-                        data: bytes, formatDescription: sample.formatDescription, timing: sample.timing,
-                        attachments: sample.attachments)
-                    {
-                        mutated.append(damaged)
-                    }
-                }
+                let mutated = try file.mutatedSamples(using: &generator)
                 guard !mutated.isEmpty else { continue }
                 do {
                     let outputs = Sessions.Outputs()
