@@ -97,12 +97,20 @@ public struct SampleAttachments: OptionSet, Sendable, Hashable {
     /// `kCMSampleAttachmentKey_IsDependedOnByOthers` = false: no frame references this one, so
     /// it can be dropped without harm.
     public static let notDependedOnByOthers = Self(rawValue: 1 << 3)
-    /// `kCMSampleAttachmentKey_DisplayImmediately`.
+    /// `kCMSampleAttachmentKey_DisplayImmediately`: a renderer's flag (show the picture at once,
+    /// not at its time stamp). Carried on the sample for the renderer; the session does not act
+    /// on it.
     public static let displayImmediately = Self(rawValue: 1 << 4)
-    /// `kCMSampleAttachmentKey_DoNotDisplay`: decode, but do not output.
+    /// `kCMSampleAttachmentKey_DoNotDisplay`: decode, but do not output — the session decodes the
+    /// sample (later frames may refer to it) and outputs it as ``DecodeInfoFlags/frameDropped``
+    /// without an image. ``MediaFileReader`` marks the samples outside an MP4 edit list so.
     public static let doNotDisplay = Self(rawValue: 1 << 5)
-    /// `kCMSampleAttachmentKey_ResetDecoderBeforeDecoding`.
+    /// `kCMSampleAttachmentKey_ResetDecoderBeforeDecoding`: the session hands out every frame the
+    /// decoder holds and resets it before decoding this sample, as
+    /// ``DecompressionSession/finishDelayedFrames()`` does (decoding then needs a sync sample).
     public static let resetDecoderBeforeDecoding = Self(rawValue: 1 << 6)
-    /// `kCMSampleAttachmentKey_DrainAfterDecoding`.
+    /// `kCMSampleAttachmentKey_DrainAfterDecoding`: after decoding this sample the session hands
+    /// out every frame the decoder holds before the decode call returns (synchronous decoding),
+    /// as ``DecompressionSession/finishDelayedFrames()`` does.
     public static let drainAfterDecoding = Self(rawValue: 1 << 7)
 }

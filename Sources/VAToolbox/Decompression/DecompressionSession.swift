@@ -171,7 +171,9 @@ public final class DecompressionSession: Sendable {
             }
             let token = state.nextToken
             state.nextToken += 1
-            state.pending[token] = PendingFrame(timing: sample.timing, flags: flags, refcon: frameRefcon)
+            state.pending[token] = PendingFrame(
+                timing: sample.timing, flags: flags, refcon: frameRefcon,
+                doNotDisplay: sample.attachments.contains(.doNotDisplay))
             return SessionDecoder.Job(
                 token: token, sample: sample, startsNewFormat: startsNewFormat,
                 inBandConfiguration: startsNewFormat

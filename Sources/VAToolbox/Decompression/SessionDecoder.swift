@@ -50,6 +50,9 @@ final class SessionDecoder: @unchecked Sendable {
     /// The stream's reference tracker, and the description whose configuration it last learned.
     private var references: any ReferenceTracker
     private var referencesFormat: VideoFormatDescription?
+    /// The last token given to a back end: a drain can only show frames up to it missing (later
+    /// ones are accepted but not decoded yet).
+    private var lastSentToken: Int64 = -1
 
     init(
         backend: any DecoderBackend, formatDescription: VideoFormatDescription, specification: DecoderSpecification,
@@ -67,11 +70,15 @@ final class SessionDecoder: @unchecked Sendable {
 
     // MARK: - The lifecycle
 
-    /// Decodes one accepted frame, or reports why it is not decoded.
+    /// Decodes one accepted frame, or reports why it is not decoded, honouring its sample's
+    /// attachments: `resetDecoderBeforeDecoding` drains the back end first, `drainAfterDecoding`
+    /// after.
     func run(_ job: Job) {
         guard !shared.withLock({ $0.isInvalidated }) else { return }  // invalidate() reports the frame
+        if job.sample.attachments.contains(.resetDecoderBeforeDecoding) { finishDelayedFrames() }
         follow(job)
         dispatch(job)
+        if job.sample.attachments.contains(.drainAfterDecoding) { finishDelayedFrames() }
     }
 
     /// Decodes a frame already followed, as the phase allows.
@@ -94,7 +101,8 @@ final class SessionDecoder: @unchecked Sendable {
     }
 
     /// Hands out every frame the back end holds back; afterwards it has no references, so
-    /// decoding goes on at the next sync sample.
+    /// decoding goes on at the next sync sample. Frames accepted but not given to the back end
+    /// yet (asynchronous frames still queued) are not touched.
     func finishDelayedFrames() {
         guard let backend = phase.backend else { return }
         var pictures = backend.drain()
@@ -148,6 +156,7 @@ final class SessionDecoder: @unchecked Sendable {
             backend.reconfigure(for: job.sample.formatDescription)
             data = job.inBandConfiguration + data
         }
+        lastSentToken = job.token
         var step = backend.decode(data, token: job.token)
         if step.deviceFaulted { noteDeviceFault(after: job.token) }
         deliver(&step.pictures, from: backend, lostAfterDrain: false)
@@ -253,7 +262,8 @@ final class SessionDecoder: @unchecked Sendable {
             finish(picture.token, status: picture.status, image: picture.pixelBuffer, handOut: picture.handOut)
         }
         guard lostAfterDrain else { return }
-        let lost = shared.withLock { $0.pending.sorted { $0.key < $1.key } }
+        let sentUpTo = lastSentToken
+        let lost = shared.withLock { $0.pending.filter { $0.key <= sentUpTo }.sorted { $0.key < $1.key } }
         for (token, pending) in lost {
             let status: VTError?
             if pending.isFieldPicture || pending.showsNoPicture {
@@ -278,7 +288,7 @@ final class SessionDecoder: @unchecked Sendable {
         guard let pending = shared.withLock({ $0.pending.removeValue(forKey: token) }) else { return }
         // libavcodec conceals a lost reference without flagging the frames it damages.
         let status = status ?? pending.missingReference.map { VTError.videoDecoderReferenceMissing.with($0) }
-        guard let image, !pending.flags.contains(.doNotOutputFrame) else {
+        guard let image, !pending.flags.contains(.doNotOutputFrame), !pending.doNotDisplay else {
             outputHandler(pending.output(status: status, image: nil))
             return
         }
@@ -332,6 +342,9 @@ struct PendingFrame: Sendable {
     let timing: SampleTimingInfo
     let flags: DecodeFrameFlags
     let refcon: (any Sendable)?
+    /// The sample's `kCMSampleAttachmentKey_DoNotDisplay`: decoded as a reference, output as
+    /// dropped without an image (an edit list's leading or trailing samples).
+    var doNotDisplay = false
     /// Whether the sample is a field picture (half of a frame).
     var isFieldPicture = false
     /// Whether the sample is a leading picture that decoders skip (decoding started at its

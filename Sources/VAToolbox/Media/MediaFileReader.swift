@@ -117,10 +117,9 @@ public final class MediaFileReader {
         guard try readPacket() else { return nil }
         defer { av_packet_unref(packet) }
         let data = Array(UnsafeBufferPointer(start: packet.pointee.data, count: Int(packet.pointee.size)))
-        let isKey = packet.pointee.flags & AV_PKT_FLAG_KEY != 0
         return try SampleBuffer(
             data: data, formatDescription: formatDescription, timing: timing(of: packet),
-            attachments: isKey ? [] : [.notSync])
+            attachments: attachments(of: packet))
     }
 
     /// Reads every remaining sample.
@@ -157,9 +156,22 @@ public final class MediaFileReader {
         // One packet is one access unit: end it at the packet's end.
         var samples = parser.parse(UnsafeBufferPointer(start: packet.pointee.data, count: Int(packet.pointee.size)))
         samples += parser.finish()
-        if samples.count == 1 { samples[0].timing = timing }
+        if samples.count == 1 {
+            samples[0].timing = timing
+            if packet.pointee.flags & AV_PKT_FLAG_DISCARD != 0 { samples[0].attachments.insert(.doNotDisplay) }
+        }
         queued += samples
         return true
+    }
+
+    /// A packet's flags as sample attachments: not a key frame is `notSync`; a packet outside the
+    /// track's edit list (libavformat's `AV_PKT_FLAG_DISCARD`: decoded for the pictures that refer
+    /// to it, never shown) is `doNotDisplay`.
+    private func attachments(of packet: UnsafeMutablePointer<AVPacket>) -> SampleAttachments {
+        var attachments: SampleAttachments = []
+        if packet.pointee.flags & AV_PKT_FLAG_KEY == 0 { attachments.insert(.notSync) }
+        if packet.pointee.flags & AV_PKT_FLAG_DISCARD != 0 { attachments.insert(.doNotDisplay) }
+        return attachments
     }
 
     /// A packet's time stamps as sample timing in the track's time scale.
