@@ -91,31 +91,6 @@ struct CommandLineCodecTests {
         #expect(header.contains("XCOLORRANGE=LIMITED"))
     }
 
-    @Test(
-        "snapshot of each new codec is the picture ffmpeg's select filter picks",
-        arguments: [
-            ("vp8.webm", 12), ("vp9-profile0.ivf", 9), ("av1.mp4", 7), ("mpeg2-interlaced.ts", 5),
-            ("mpeg2-progressive.m2v", 4),
-        ])
-    func snapshot(_ file: String, _ frame: Int) throws {
-        let input = TestData.fixtures.appendingPathComponent(file)
-        let directory = try CommandRunner.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let png = directory.appendingPathComponent("frame.png")
-        let result = try CommandRunner.vatoolbox(["snapshot", input.path, "--frame", "\(frame)", "-o", png.path])
-        #expect(result.status == 0, "\(result.standardError)")
-        let ours = try CommandRunner.ffmpeg(["-i", png.path, "-f", "rawvideo", "-pix_fmt", "rgb24", "-"])
-        let theirs = try CommandRunner.ffmpeg(
-            [
-                "-i", input.path, "-vf", "select=eq(n\\,\(frame))", "-frames:v", "1", "-pix_fmt", "rgb24", "-f",
-                "rawvideo", "-",
-            ])
-        try #require(!theirs.standardOutput.isEmpty)
-        #expect(ours.standardOutput.count == theirs.standardOutput.count)
-        let worst = zip(ours.standardOutput, theirs.standardOutput).reduce(0) { max($0, abs(Int($1.0) - Int($1.1))) }
-        #expect(worst <= 2, "largest sample difference \(worst)")
-    }
-
     /// 320x240 fixtures: 4 columns of 160 + margins, 2 rows of 120 + label + margins. The counts
     /// of shown pictures (hidden VP9/AV1 frames excluded) spread the picks; VP9 and AV1 fixtures
     /// have fewer samples that show a picture than frames coded.
