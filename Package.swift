@@ -45,8 +45,17 @@ let package = Package(
             dependencies: ["VAToolbox", "CFFmpeg"]
         ),
         // The test VA driver (C): a libva back end without a GPU that stamps pictures instead of
-        // decoding them. Tests dlopen it; it is not linked into anything.
-        .target(name: "VATestDriver", path: "Tests/VATestDriver"),
+        // decoding them, or, given VATB_REFERENCE_STREAM, fills them with the pictures libavcodec
+        // decodes from that stream (linked, not dlopened: the clients that load the driver,
+        // ffmpeg and VAToolbox, have the same libav* libraries loaded already). Tests dlopen it;
+        // it is not linked into anything.
+        // The libraries are named here rather than through CFFmpeg: a C target gets a system
+        // library's pkg-config flags (only -lavcodec) but not its module map's link lines.
+        .target(
+            name: "VATestDriver",
+            path: "Tests/VATestDriver",
+            linkerSettings: [.linkedLibrary("avformat"), .linkedLibrary("avcodec"), .linkedLibrary("avutil")]
+        ),
         // drmGetNodeTypeFromFd calling /dev/null a render node; linked into the tests so that
         // libva-drm's call resolves to it.
         .target(name: "VADRMShim", path: "Tests/VADRMShim"),

@@ -1,0 +1,42 @@
+#pragma once
+// Real pixels for the test VA driver: the reference mode (Docs/TestVADriver.md, "Real pixels").
+//
+// Given the stream a client is about to decode (VATB_REFERENCE_STREAM), the driver decodes it once
+// on the CPU with libavcodec and keeps every output picture under the hash of the slice data that
+// makes it, the same FNV-1a 64 hash the stamp carries. At vaEndPicture the render target then gets
+// the picture whose hash equals the one of the slice data it was given: what a GPU would have
+// decoded, byte for byte.
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/// The decoded pictures of one stream, by slice-data hash. Shared process-wide per path.
+typedef struct VATBReferencePictures VATBReferencePictures;
+
+/// Where a picture goes: an NV12 or P010 surface's memory (VA fourccs), luma then interleaved CbCr.
+typedef struct VATBPictureTarget {
+    uint8_t *data;
+    uint32_t fourcc;
+    unsigned int width, height;
+    uint32_t pitch;
+    uint32_t chroma_offset;
+} VATBPictureTarget;
+
+/// Decodes the stream at `path` (or takes the already decoded one of that path) and returns its
+/// pictures, or NULL with a message in `error` when the file cannot be read or decoded, or its
+/// codec has no hash rule here.
+VATBReferencePictures *vatb_reference_pictures_open(const char *path, char *error, size_t error_size);
+
+/// Releases what `vatb_reference_pictures_open` returned (NULL is ignored).
+void vatb_reference_pictures_close(VATBReferencePictures *pictures);
+
+/// Copies the picture made by the slice data that hashes to `hash` into `target` (the visible
+/// area of the picture as libavcodec decoded it, before cropping). Returns false, leaving `target`
+/// untouched, when no picture has that hash or its format does not fit the target.
+bool vatb_reference_pictures_fill(const VATBReferencePictures *pictures, uint64_t hash, const VATBPictureTarget *target);
+
+/// The driver's init hook: opens the pictures of `VATB_REFERENCE_STREAM` into `*out` (NULL when
+/// the variable is unset or empty: stamp mode) and returns 0, or prints why it cannot to stderr
+/// and returns -1 (the driver then fails vaInitialize rather than decode stamps silently).
+int vatb_reference_pictures_from_environment(VATBReferencePictures **out);
