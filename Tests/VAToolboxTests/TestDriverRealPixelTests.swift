@@ -1,0 +1,376 @@
+import CVAAPI
+import Foundation
+import Synchronization
+import Testing
+import VADRMShim
+
+@testable import VAToolbox
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The test VA driver's reference mode (`VATB_REFERENCE_STREAM`, Docs/TestVADriver.md, "Real
+/// pixels"): the GPU path decodes real pictures, so its output is checked byte for byte against
+/// the software decode of the ffmpeg CLI: `ffmpeg -hwaccel vaapi` and `vatoolbox framemd5 --hwaccel
+/// vaapi` on the driver print the `ffmpeg -f framemd5` oracle, and DMA-BUF export carries the same
+/// pixels.
+///
+/// Nested in ``VATestDriverTests`` for its serialisation: the driver's variables are process-wide.
+extension VATestDriverTests {
+    @Suite(.enabled(if: CommandRunner.hasFFmpeg && CommandRunner.hasTool && TestVADriver.isBuilt))
+    struct RealPixels {
+        /// A stream the driver's profiles cover, with the pixel format of its software decode.
+        struct Stream: Sendable, CustomTestStringConvertible {
+            let name: String
+            let url: URL
+            /// The ffmpeg pixel format of the software decode (`-pix_fmt`): the GPU's NV12/P010 is
+            /// converted to it, losslessly, before hashing.
+            let pixelFormat: String
+            /// `X.framemd5` beside a fixture; nil for a conformance stream, whose oracle is the
+            /// ffmpeg CLI's software decode in the same run.
+            let oracle: URL?
+
+            var testDescription: String { name }
+
+            /// `vatoolbox --pixel-format` for ``pixelFormat``.
+            var fourCC: String {
+                switch pixelFormat {
+                case "yuvj420p": "f420"
+                case "yuv420p10le": "y0l0"
+                default: "y420"
+                }
+            }
+
+            /// The `ffmpeg -f framemd5` text of the software decode, made in this run: the GPU path
+            /// must print it byte for byte (`#software` header line included). Single-threaded, as
+            /// the driver decodes and as Scripts/make-fixtures makes the oracles: on a damaged stream
+            /// libavcodec's error concealment depends on the thread count.
+            func softwareFrameMD5() throws -> String {
+                let run = try CommandRunner.ffmpeg([
+                    "-threads", "1", "-i", url.path, "-autoscale", "0", "-f", "framemd5", "-",
+                ])
+                try #require(run.status == 0, "ffmpeg's software decode of \(name): \(run.standardError)")
+                return run.text
+            }
+
+            /// Checks a GPU run's framemd5 text against the software decode of this run and, for a
+            /// fixture, the committed oracle's frame lines (it has no `#software` line).
+            func expectSoftwareFrameMD5(_ text: String) throws {
+                #expect(text == (try softwareFrameMD5()), "\(name)")
+                if let oracle {
+                    let committed = try String(contentsOf: oracle, encoding: .utf8)
+                    #expect(
+                        Self.frameLines(text) == Self.frameLines(committed),
+                        "\(name): against \(oracle.lastPathComponent)")
+                }
+            }
+
+            static func frameLines(_ text: String) -> [Substring] {
+                text.split(separator: "\n").filter { !$0.hasPrefix("#") }
+            }
+        }
+
+        static func fixture(_ name: String, _ pixelFormat: String = "yuv420p") -> Stream {
+            let url = TestData.fixtures.appendingPathComponent(name)
+            return Stream(
+                name: name, url: url, pixelFormat: pixelFormat, oracle: url.appendingPathExtension("framemd5"))
+        }
+
+        /// Every fixture a VA profile of the driver covers: H.264 (progressive, MBAFF, cropped,
+        /// multi-slice, a resolution change, damaged), HEVC 8- and 10-bit, MPEG-2 progressive and
+        /// interlaced, VP8, VP9 profiles 0 and 2, in every container.
+        static let fixtures: [Stream] = [
+            fixture("h264-baseline-cavlc.264"), fixture("h264-main-cabac.264", "yuvj420p"),
+            fixture("h264-high-bpyramid.264"), fixture("h264-mbaff.264"), fixture("h264-cropped-642x362.264"),
+            fixture("h264-slices.264"), fixture("h264-3byte-startcodes.264"), fixture("h264-resolution-change.264"),
+            fixture("h264-truncated.264"), fixture("h264-bitflip.264"), fixture("h264-high-bpyramid.mp4"),
+            fixture("h264-main-cabac.ts", "yuvj420p"), fixture("hevc-main.265"),
+            fixture("hevc-main10.265", "yuv420p10le"),
+            fixture("hevc-slices.265"), fixture("hevc-main.mkv"), fixture("mpeg2-progressive.m2v"),
+            fixture("mpeg2-interlaced.ts"), fixture("vp8.ivf"), fixture("vp8.webm"), fixture("vp9-profile0.ivf"),
+            fixture("vp9-profile2-10bit.webm", "yuv420p10le"), fixture("vp9-resolution-change.ivf"),
+        ]
+
+        /// The fixtures left out, and why.
+        static let leftOut: [String: String] = [
+            "h264-high10.264": "H.264 High 10 has no VA profile",
+            "h264-high422.264": "H.264 4:2:2 has no VA profile",
+            "vp9-profile1-444.ivf": "VP9 profile 1 (4:4:4) has no VA profile of the driver",
+            "av1.ivf":
+                "AV1: the reference mode has no slice-data hash rule (the tile data needs a frame header parser)",
+            "av1.mp4": "AV1, as above", "av1-10bit.mkv": "AV1, as above", "av1.obu": "AV1, as above",
+            "av1-annexb.obu": "AV1, as above", "av1-film-grain.ivf": "AV1, as above",
+        ]
+
+        /// A handful of conformance streams (the whole set is listed in Docs/TestVADriver.md with
+        /// its cost): H.264 field pictures (PAFF) and frame/field switching, PCM macroblocks, MMCO,
+        /// an interlaced cros-codecs stream; HEVC, VP8 and VP9 (with hidden frames shown later by
+        /// `show_existing_frame`) from cros-codecs.
+        static let conformance: [Stream] = {
+            guard let root = TestData.conformance else { return [] }
+            return [
+                "JVT-FR-EXT/HCAFF1_HHI.264", "JVT-FR-EXT/HCAMFF1_HHI.264", "JVT-AVC_V1/CVPCMNL1_SVA_C.264",
+                "JVT-FR-EXT/FRExt_MMCO4_Sony_B.264", "cros-codecs-h264/test-25fps-interlaced.h264",
+                "cros-codecs-h265/bear.h265", "cros-codecs-vp8/test-25fps.vp8", "cros-codecs-vp9/test-25fps.vp9",
+                "cros-codecs-vp9/vp90-2-10-show-existing-frame.vp9.ivf",
+            ].map { Stream(name: $0, url: root.appendingPathComponent($0), pixelFormat: "yuv420p", oracle: nil) }
+        }()
+
+        /// The driver's environment for a subprocess: the reference stream, and the live report
+        /// that says how many pictures the driver decoded and that nothing leaked.
+        static func environment(_ stream: Stream?) -> [String: String] {
+            var extra = ["VATB_LIVE_REPORT": "1"]
+            if let stream { extra["VATB_REFERENCE_STREAM"] = stream.url.path }
+            return TestVADriver.subprocessEnvironment(extra)
+        }
+
+        /// `ffmpeg -hwaccel vaapi` on the driver: frames downloaded from the surfaces, converted
+        /// to the software decode's pixel format, hashed.
+        static func ffmpegOnTheDriver(_ stream: Stream, reference: Bool = true) throws -> CommandRunner.Result {
+            try CommandRunner.run(
+                URL(fileURLWithPath: "/usr/bin/ffmpeg"),
+                [
+                    "-v", "error", "-nostdin", "-init_hw_device", "vaapi=va:/dev/null", "-hwaccel", "vaapi",
+                    "-hwaccel_device", "va", "-i", stream.url.path, "-autoscale", "0", "-pix_fmt", stream.pixelFormat,
+                    "-f", "framemd5", "-",
+                ], environment: environment(reference ? stream : nil))
+        }
+
+        /// The driver's `VATB_LIVE_REPORT` line: every count, by name.
+        static func liveReport(_ standardError: String) -> [String: Int]? {
+            guard let line = standardError.split(separator: "\n").last(where: { $0.hasPrefix("vatb: live ") }) else {
+                return nil
+            }
+            var counts: [String: Int] = [:]
+            for field in line.dropFirst("vatb: live ".count).split(separator: " ") {
+                let parts = field.split(separator: "=")
+                if parts.count == 2, let value = Int(parts[1]) { counts[String(parts[0])] = value }
+            }
+            return counts
+        }
+
+        /// The report says the driver decoded pictures (so the hwaccel ran, not a silent software
+        /// fallback), none failed, and every object was destroyed.
+        static func expectDecodedOnTheDriver(_ standardError: String, _ name: String) {
+            guard let counts = liveReport(standardError) else {
+                Issue.record("\(name): no live report from the driver: \(standardError)")
+                return
+            }
+            #expect((counts["end_pictures"] ?? 0) > 0, "\(name): \(counts)")
+            #expect(counts["failed_end_pictures"] == 0, "\(name): \(counts)")
+            for object in ["drivers", "configs", "contexts", "surfaces", "buffers", "images"] {
+                #expect(counts[object] == 0, "\(name): \(object) leaked: \(counts)")
+            }
+        }
+
+        @Test func everyFixtureIsCheckedOrLeftOutWithAReason() {
+            let manifest = TestData.tsv(TestData.fixtures.appendingPathComponent("manifest.tsv")).compactMap {
+                $0["file"]
+            }
+            let listed = Set(Self.fixtures.map(\.name)).union(Self.leftOut.keys)
+            #expect(Set(manifest) == listed)
+            #expect(Self.fixtures.count + Self.leftOut.count == manifest.count)
+        }
+
+        @Test(arguments: fixtures + conformance)
+        func ffmpegHwaccelOnTheDriverPrintsTheSoftwareFrameMD5s(_ stream: Stream) throws {
+            let run = try Self.ffmpegOnTheDriver(stream)
+            #expect(run.status == 0, "\(stream.name): \(run.standardError)")
+            try stream.expectSoftwareFrameMD5(run.text)
+            Self.expectDecodedOnTheDriver(run.standardError, stream.name)
+        }
+
+        /// Streams whose `vatoolbox framemd5` time stamps differ from the ffmpeg CLI's on the CPU
+        /// path as well (a tool matter, not the GPU's): there the GPU output must equal the tool's
+        /// CPU output byte for byte, and ffmpeg's in sizes and MD5s.
+        static let toolTimestampDifferences: [String: String] = [
+            "JVT-FR-EXT/HCAFF1_HHI.264":
+                "raw H.264 with field pictures (PAFF): ffmpeg's pts start at 1, vatoolbox's at 0"
+        ]
+
+        static func vatoolboxFrameMD5(_ stream: Stream, hwaccel: String) throws -> CommandRunner.Result {
+            try CommandRunner.vatoolbox(
+                [
+                    "framemd5", "--hwaccel", hwaccel, "--device", "/dev/null", "--pixel-format", stream.fourCC,
+                    stream.url.path,
+                ], environment: Self.environment(stream))
+        }
+
+        /// The size and MD5 columns of framemd5 text.
+        static func sizesAndMD5s(_ text: String) -> [String] {
+            Stream.frameLines(text).map { $0.split(separator: ",").suffix(2).joined(separator: ",") }
+        }
+
+        @Test(arguments: fixtures + conformance)
+        func vatoolboxOnTheDriverPrintsTheSoftwareFrameMD5s(_ stream: Stream) throws {
+            let run = try Self.vatoolboxFrameMD5(stream, hwaccel: "vaapi")
+            #expect(run.status == 0, "\(stream.name): \(run.standardError)")
+            Self.expectDecodedOnTheDriver(run.standardError, stream.name)
+            guard Self.toolTimestampDifferences[stream.name] != nil else {
+                try stream.expectSoftwareFrameMD5(run.text)
+                return
+            }
+            let cpu = try Self.vatoolboxFrameMD5(stream, hwaccel: "none")
+            #expect(run.text == cpu.text, "\(stream.name): the GPU's output against the tool's CPU output")
+            #expect(Self.sizesAndMD5s(run.text) == Self.sizesAndMD5s(try stream.softwareFrameMD5()), "\(stream.name)")
+        }
+
+        /// Without a reference stream the driver stamps: the same command prints other MD5s for
+        /// every frame, so the comparison above can fail.
+        @Test func withoutAReferenceStreamTheDriverStamps() throws {
+            let stream = Self.fixture("h264-high-bpyramid.264")
+            let expected = try FrameMD5Oracle(contentsOf: try #require(stream.oracle)).frames
+            let run = try Self.ffmpegOnTheDriver(stream, reference: false)
+            #expect(run.status == 0, "\(run.standardError)")
+            let lines = run.text.split(separator: "\n").filter { !$0.hasPrefix("#") }
+            #expect(lines.count == expected.count)
+            for (line, frame) in zip(lines, expected) {
+                #expect(!line.hasSuffix(frame.md5), "a stamped frame hashes like the decoded picture: \(line)")
+            }
+            Self.expectDecodedOnTheDriver(run.standardError, stream.name)
+        }
+
+        // MARK: - In process: initialisation and DMA-BUF export
+
+        /// vaInitialize on /dev/null with the driver and `variables`; the status, and the display
+        /// terminated again.
+        static func initialiseDriver(_ variables: [String: String?]) -> VAStatus {
+            let fd = open("/dev/null", O_RDWR | O_CLOEXEC)
+            guard fd >= 0 else { return VA_STATUS_ERROR_OPERATION_FAILED }
+            defer { close(fd) }
+            guard vatb_drm_shim_installed() == 1, let display = vaGetDisplayDRM(fd) else {
+                return VA_STATUS_ERROR_INVALID_DISPLAY
+            }
+            var environment = variables
+            environment["LIBVA_DRIVERS_PATH"] = TestVADriver.buildDirectory.path
+            environment["LIBVA_DRIVER_NAME"] = TestVADriver.driverName
+            environment["LIBVA_MESSAGING_LEVEL"] = "0"
+            var major: Int32 = 0
+            var minor: Int32 = 0
+            let status = TestVADriver.withEnvironment(environment) { vaInitialize(display, &major, &minor) }
+            vaTerminate(display)
+            return status
+        }
+
+        /// A reference stream the driver cannot use fails vaInitialize: a missing file, and AV1,
+        /// which has no hash rule. Stamps instead of pictures would be silent wrong output.
+        @Test func aReferenceStreamTheDriverCannotUseFailsInitialisation() throws {
+            let before = try TestVADriver.liveObjects()
+            #expect(Self.initialiseDriver(["VATB_REFERENCE_STREAM": nil]) == VA_STATUS_SUCCESS)
+            let fixture = TestData.fixtures.appendingPathComponent("hevc-main.265").path
+            #expect(Self.initialiseDriver(["VATB_REFERENCE_STREAM": fixture]) == VA_STATUS_SUCCESS)
+            let missing = TestData.fixtures.appendingPathComponent("no-such-stream.264").path
+            #expect(Self.initialiseDriver(["VATB_REFERENCE_STREAM": missing]) == VA_STATUS_ERROR_OPERATION_FAILED)
+            let av1 = TestData.fixtures.appendingPathComponent("av1.ivf").path
+            #expect(Self.initialiseDriver(["VATB_REFERENCE_STREAM": av1]) == VA_STATUS_ERROR_OPERATION_FAILED)
+            #expect(try TestVADriver.liveObjects().drivers == before.drivers)
+        }
+
+        /// The MD5 of a picture read through the exported DMA-BUF: the NV12/P010 planes mapped
+        /// from their fds, written as the software decode's planar format (Y, then Cb, then Cr;
+        /// P010's 10 bits moved down to little-endian 16-bit words) over the visible area.
+        static func md5(of buffer: DMABufDescriptor, width: Int, height: Int) -> String? {
+            let planes = buffer.layers.flatMap(\.planes)
+            guard planes.count == 2 else { return nil }
+            var mappings: [UnsafeRawBufferPointer] = []
+            defer {
+                for mapping in mappings {
+                    munmap(UnsafeMutableRawPointer(mutating: mapping.baseAddress), mapping.count)
+                }
+            }
+            for object in buffer.objects {
+                let address = mmap(nil, object.size, PROT_READ, MAP_SHARED, object.fd, 0)
+                guard let address, address != MAP_FAILED else { return nil }
+                mappings.append(UnsafeRawBufferPointer(start: address, count: object.size))
+            }
+            let tenBit = DMABufDescriptor.name(ofFourCC: buffer.fourCC) == "P010"
+            let bytesPerSample = tenBit ? 2 : 1
+            var digest = MD5()
+            /// Hashes `count` samples of a row, `step` samples apart, from `first` on.
+            func hashRow(
+                _ plane: DMABufDescriptor.Plane, row y: Int, first: Int, step: Int, count: Int, into digest: inout MD5
+            ) {
+                let memory = mappings[plane.objectIndex]
+                var row = [UInt8](repeating: 0, count: count * bytesPerSample)
+                for x in 0..<count {
+                    let at = plane.offset + y * plane.pitch + (first + x * step) * bytesPerSample
+                    if tenBit {
+                        let value = (UInt16(memory[at]) | UInt16(memory[at + 1]) << 8) >> 6
+                        row[2 * x] = UInt8(truncatingIfNeeded: value)
+                        row[2 * x + 1] = UInt8(truncatingIfNeeded: value >> 8)
+                    } else {
+                        row[x] = memory[at]
+                    }
+                }
+                row.withUnsafeBytes { digest.update($0) }
+            }
+            for y in 0..<height { hashRow(planes[0], row: y, first: 0, step: 1, count: width, into: &digest) }
+            for component in 0..<2 {
+                for y in 0..<(height + 1) / 2 {
+                    hashRow(
+                        planes[1], row: y, first: component, step: 2, count: (width + 1) / 2, into: &digest)
+                }
+            }
+            return digest.finish()
+        }
+
+        /// What the output handler read through DMA-BUF, per picture in output order.
+        final class ExportedPictures: Sendable {
+            struct Picture: Sendable {
+                var isGPUSurface: Bool
+                /// The MD5 through separate layers, then through composed layers (nil: failed).
+                var md5s: [String?]
+            }
+            private let list = Mutex<[Picture]>([])
+            var all: [Picture] { list.withLock { $0 } }
+
+            /// Exports each picture as it comes out (the session keeps a bounded pool of surfaces:
+            /// a picture held past it is copied to CPU memory) and reads it through mmap.
+            var handler: DecompressionSession.OutputHandler {
+                { output in
+                    guard let image = output.imageBuffer else { return }
+                    let md5s = [true, false].map { separateLayers -> String? in
+                        guard let buffer = try? image.exportDMABuf(separateLayers: separateLayers) else { return nil }
+                        return RealPixels.md5(of: buffer, width: image.width, height: image.height)
+                    }
+                    self.list.withLock { $0.append(Picture(isGPUSurface: image.isGPUSurface, md5s: md5s)) }
+                }
+            }
+        }
+
+        /// A session on the driver in reference mode: every picture, exported as DMA-BUF (separate
+        /// and composed layers) and read through mmap of the exported fds, has the oracle's MD5.
+        @Test(arguments: ["h264-cropped-642x362.264", "hevc-main10.265"])
+        func dmaBufExportCarriesTheDecodedPixels(_ name: String) throws {
+            let stream = Self.fixture(name)
+            let oracle = try FrameMD5Oracle(contentsOf: try #require(stream.oracle)).frames
+            var options = ElementaryStreamParser.Options()
+            options.frameDuration = MediaTime(value: 1, timescale: 25)
+            let samples = ElementaryStreamParser.samples(
+                in: try TestData.bytes(stream.url), codec: name.hasPrefix("hevc") ? .hevc : .h264, options: options)
+            let first = try #require(samples.first)
+            let pictures = ExportedPictures()
+            let variables: [String: String?] = [
+                "LIBVA_DRIVERS_PATH": TestVADriver.buildDirectory.path, "LIBVA_DRIVER_NAME": TestVADriver.driverName,
+                "VATB_REFERENCE_STREAM": stream.url.path,
+            ]
+            let session = try TestVADriver.withEnvironment(variables) {
+                try DecompressionSession(
+                    formatDescription: first.formatDescription,
+                    decoderSpecification: DecoderSpecification(
+                        hardwareAcceleration: .required, renderNodePath: "/dev/null", threadCount: 1),
+                    imageBufferAttributes: nil, outputHandler: pictures.handler)
+            }
+            for (index, sample) in samples.enumerated() { try session.decodeFrame(sample, frameRefcon: index) }
+            try session.finishDelayedFrames()
+            session.invalidate()
+            let exported = pictures.all
+            #expect(exported.count == oracle.count)
+            for (index, (picture, frame)) in zip(exported, oracle).enumerated() {
+                #expect(picture.isGPUSurface, "\(name) picture \(index)")
+                #expect(picture.md5s == [frame.md5, frame.md5], "\(name) picture \(index): separate, composed")
+            }
+        }
+    }
+}
