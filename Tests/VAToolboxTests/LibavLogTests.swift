@@ -98,6 +98,29 @@ import Testing
         #expect(received.withLock { $0 }.contains { $0.origin?.label == file.path })
     }
 
+    /// The tool quotes libavformat in its one failure line, and with `VATOOLBOX_FFMPEG_LOG`
+    /// prints the reader's messages tagged with the reader.
+    @Test(.enabled(if: CommandRunner.hasTool)) func toolQuotesAndShowsTheReadersMessages() throws {
+        let file = try Self.truncatedMP4()
+        defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
+        let oracle = try Self.ffprobeMessages(file)
+        try #require(!oracle.isEmpty)
+        let quiet = try CommandRunner.vatoolbox(["decode", file.path, "-o", "/dev/null"])
+        #expect(quiet.status == 1)
+        #expect(quiet.errorLines.count == 1, "\(quiet.errorLines)")
+        #expect(oracle.contains { quiet.standardError.contains(": \($0.text) (") }, "\(quiet.standardError)")
+        var environment = ProcessInfo.processInfo.environment
+        environment["VATOOLBOX_FFMPEG_LOG"] = "1"
+        let shown = try CommandRunner.vatoolbox(["decode", file.path, "-o", "/dev/null"], environment: environment)
+        #expect(shown.status == 1)
+        for line in oracle {
+            let tagged = shown.errorLines.contains {
+                $0.hasPrefix("[\(line.component) @ reader ") && $0.hasSuffix(" (\(file.path))] \(line.text)")
+            }
+            #expect(tagged, "\(shown.errorLines)")
+        }
+    }
+
     // MARK: - Decoders
 
     /// Single-threaded, as ffmpeg's oracle runs: every damaged picture's status quotes one of the
