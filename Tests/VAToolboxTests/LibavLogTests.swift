@@ -176,6 +176,30 @@ import Testing
         }
     }
 
+    /// On the GPU path (libavcodec's VA-API hwaccel, on the test driver, in the tool's process):
+    /// the HEVC decoder's messages about a damaged stream are the session decoder's, each one a
+    /// message the ffmpeg CLI logs for the same stream, and none escapes untagged.
+    @Test(.enabled(if: CommandRunner.hasTool && TestVADriver.isBuilt))
+    func hardwareDecoderMessagesAreTheSessions() throws {
+        let file = try Self.damagedHEVC()
+        defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
+        let oracle = Set(
+            Self.loggedLines(
+                try CommandRunner.ffmpeg(["-v", "warning", "-threads", "1", "-i", file.path, "-f", "null", "-"])
+                    .standardError
+            ).map(\.text))
+        let run = try CommandRunner.vatoolbox(
+            ["framemd5", "--hwaccel", "vaapi", "--device", "/dev/null", file.path],
+            environment: TestVADriver.subprocessEnvironment(["VATOOLBOX_FFMPEG_LOG": "1"]))
+        #expect(run.status == 0 || run.status == 1, "\(run.errorLines)")
+        let lines = Self.loggedLines(run.standardError).filter { $0.component == "hevc" }
+        #expect(!lines.isEmpty, "\(run.errorLines)")
+        for line in lines {
+            #expect(line.place.hasPrefix("decoder "), "untagged: \(line)")
+            #expect(oracle.contains(line.text), "\(line)")
+        }
+    }
+
     /// An H.264 and an HEVC session decode damaged streams at the same time: each one's messages
     /// and the messages its statuses quote are its own decoder's. (Not every status quotes one:
     /// the session's own, such as a frame that produced no picture, have none.)
@@ -242,9 +266,11 @@ import Testing
 
     // MARK: - Inputs and oracles
 
-    /// One line of the ffmpeg CLI's log: `[component @ 0x…] text`.
+    /// One line of a log in libav's shape: `[component @ place] text`, where the place is an
+    /// address in the ffmpeg CLI's log and the reader or decoder in the tool's.
     struct LoggedLine: Hashable {
         var component: String
+        var place: String
         var text: String
     }
 
@@ -256,7 +282,7 @@ import Testing
             }
             return LoggedLine(
                 component: String(line[line.index(after: line.startIndex)..<at.lowerBound]),
-                text: String(line[close.upperBound...]))
+                place: String(line[at.upperBound..<close.lowerBound]), text: String(line[close.upperBound...]))
         }
     }
 
