@@ -60,6 +60,35 @@ import Testing
         #expect(ours().map(\.text) == ["\(marker) 1"], "forwarded to libav's callback, not to the handler")
     }
 
+    /// Without a handler, a message that is not VAToolbox's reaches libav's default callback,
+    /// which prints it on standard error as far as `av_log_set_level` allows.
+    @Test func unclaimedMessagesWithoutHandlerReachTheDefaultCallback() throws {
+        let previous = av_log_get_level()
+        LibavLog.setHandler(nil)
+        let marker = "vatoolbox-default-\(UUID().uuidString)"
+        let directory = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let capture = directory.appendingPathComponent("stderr")
+        let descriptor = open(capture.path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        try #require(descriptor >= 0)
+        let savedError = dup(STDERR_FILENO)
+        try #require(savedError >= 0)
+        av_log_set_level(AV_LOG_WARNING)
+        dup2(descriptor, STDERR_FILENO)
+        for (level, number) in [(AV_LOG_ERROR, Int32(1)), (AV_LOG_INFO, 2)] {
+            withVaList([number]) { arguments in av_vlog(nil, level, "\(marker) %d\n", arguments) }
+        }
+        dup2(savedError, STDERR_FILENO)
+        close(savedError)
+        close(descriptor)
+        av_log_set_level(previous)
+        let printed = try String(contentsOf: capture, encoding: .utf8).split(separator: "\n").filter {
+            $0.contains(marker)
+        }
+        #expect(
+            printed.map(String.init) == ["\(marker) 1"], "libav prints errors and, at warning level, no information")
+    }
+
     // MARK: - Readers
 
     @Test func truncatedMP4ReasonCarriesLibavformatsMessage() throws {

@@ -41,7 +41,9 @@ public final class MediaFileReader {
     ///   the system's reason); ``VTError/sampleBufferInvalidMediaFormat`` when it is not a
     ///   container libavformat knows or has no video track; ``VTError/couldNotFindVideoDecoder``
     ///   when the video is in a codec VAToolbox does not decode; ``VTError/formatDescriptionInvalidParameter``
-    ///   when its decoder configuration is malformed.
+    ///   when its decoder configuration is malformed. Where libavformat logged why, the reason
+    ///   quotes it (`"… is not a media file VAToolbox can read: moov atom not found"`; see
+    ///   ``LibavLog``).
     public init(path: String) throws(VTError) {
         guard let packet = av_packet_alloc() else { throw VTError.allocationFailed.with("allocating a packet") }
         self.packet = packet
