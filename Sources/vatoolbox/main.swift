@@ -53,8 +53,15 @@ let commands: [String: ([String]) throws(CommandFailure) -> Void] = [
 ]
 
 signal(SIGPIPE, SIG_IGN)
-// libavformat and libavcodec log to standard error; the tool reports failures itself.
-if getenv("VATOOLBOX_FFMPEG_LOG") == nil { av_log_set_level(AV_LOG_QUIET) }
+// The tool reports failures itself, quoting libav's explanation. VATOOLBOX_FFMPEG_LOG shows libav's
+// log on standard error: the messages of the tool's readers and sessions through a handler, the
+// rest (PNG encoding, scaling) through libav's default callback. Without it, the tool silences
+// what it does not claim for its own process.
+if getenv("VATOOLBOX_FFMPEG_LOG") == nil {
+    av_log_set_level(AV_LOG_QUIET)
+} else {
+    LibavLog.setHandler(upTo: .info) { message in printError(message.description) }
+}
 var arguments = Array(CommandLine.arguments.dropFirst())
 guard let command = arguments.first else {
     printError(usage)

@@ -23,6 +23,8 @@ final class LibavcodecContext {
     let context: UnsafeMutablePointer<AVCodecContext>
     private let packet: UnsafeMutablePointer<AVPacket>
     private let frame: UnsafeMutablePointer<AVFrame>
+    /// What libavcodec logs for this decoder: quoted in its errors and damaged pictures.
+    private let log = LibavLogCapture(.decoder)
 
     /// Opens a libavcodec decoder for the stream a format description describes.
     ///
@@ -39,7 +41,6 @@ final class LibavcodecContext {
         formatDescription: VideoFormatDescription, preferredDecoders: [String] = [],
         configure: (UnsafeMutablePointer<AVCodecContext>) throws(VTError) -> Void
     ) throws(VTError) {
-        Self.quietLibraryLogging
         let support = formatDescription.codecSupport
         let preferred = preferredDecoders.lazy.compactMap { avcodec_find_decoder_by_name($0) }.first
         guard let codec = preferred ?? avcodec_find_decoder(support.libavcodecID) else {
@@ -55,6 +56,7 @@ final class LibavcodecContext {
         self.packet = packet
         self.frame = frame
         self.formatDescription = formatDescription
+        log.claim(context)
         // The configuration record (avcC, hvcC, av1C) tells libavcodec the parameter sets and the
         // framing; codecs whose streams configure themselves in band need none.
         let record = formatDescription.extensions.decoderConfigurationRecord
@@ -74,10 +76,16 @@ final class LibavcodecContext {
         // first; FRExt_MMCO4_Sony_B loses two pictures without it).
         context.pointee.has_b_frames = Int32(formatDescription.stream.maxNumReorderFrames)
         try configure(context)
-        let status = avcodec_open2(context, codec, nil)
+        // Frame threads log with copies of this context that keep its `opaque`: claim that too
+        // (the hwaccel keeps its own value there).
+        if context.pointee.opaque == nil { context.pointee.opaque = log.opaqueKey }
+        log.claim(context.pointee.opaque)
+        context.pointee.reordered_opaque = CFFmpeg_AV_NOPTS_VALUE()
+        let mark = log.mark
+        let status = log.whileCalling { avcodec_open2(context, codec, nil) }
         guard status >= 0 else {
             throw FFmpegStatus.error(status, "avcodec_open2", "opening the libavcodec \(support.displayName) decoder")
-                .replacingStatus(with: .couldNotCreateInstance)
+                .replacingStatus(with: .couldNotCreateInstance).quoting(log.explanation(since: mark))
         }
     }
 
@@ -95,16 +103,9 @@ final class LibavcodecContext {
         context.pointee.extradata_size = Int32(record.count)
     }
 
-    /// libavcodec logs every concealed error to standard error, which is not a library's place:
-    /// its log is silenced once, unless `VATOOLBOX_FFMPEG_LOG` is set in the environment. The
-    /// same facts reach the caller as per-frame statuses.
-    private static let quietLibraryLogging: Void = {
-        if getenv("VATOOLBOX_FFMPEG_LOG") == nil { av_log_set_level(AV_LOG_QUIET) }
-    }()
-
     deinit {
         var context: UnsafeMutablePointer<AVCodecContext>? = context
-        avcodec_free_context(&context)
+        log.whileCalling { avcodec_free_context(&context) }
         var packet: UnsafeMutablePointer<AVPacket>? = packet
         av_packet_free(&packet)
         var frame: UnsafeMutablePointer<AVFrame>? = frame
@@ -117,6 +118,13 @@ final class LibavcodecContext {
     ///   libavcodec rejected the data (``VTError/videoDecoderBadData`` or another mapped status)
     ///   or a picture could not be received; the pictures that were ready are returned either way.
     func send(_ data: [UInt8], token: Int64, picture: PictureMaker) -> (pictures: [DecodedPicture], error: VTError?) {
+        log.whileCalling { sendLogged(data, token: token, picture: picture) }
+    }
+
+    /// ``send(_:token:picture:)``, while this decoder's log is current.
+    private func sendLogged(_ data: [UInt8], token: Int64, picture: PictureMaker) -> (
+        pictures: [DecodedPicture], error: VTError?
+    ) {
         var pictures: [DecodedPicture] = []
         do throws(VTError) {
             av_packet_unref(packet)
@@ -127,6 +135,8 @@ final class LibavcodecContext {
             }
             packet.pointee.pts = token
             packet.pointee.dts = CFFmpeg_AV_NOPTS_VALUE()
+            // What libavcodec logs while decoding this sample, on any thread, carries its token.
+            context.pointee.reordered_opaque = token
             defer { av_packet_unref(packet) }
             var status = avcodec_send_packet(context, packet)
             if FFmpegStatus.isAgain(status) {
@@ -136,23 +146,29 @@ final class LibavcodecContext {
             }
             if status < 0 && !FFmpegStatus.isAgain(status) {
                 throw FFmpegStatus.error(
-                    status, "avcodec_send_packet", "decoding a \(formatDescription.codecSupport.displayName) sample")
+                    status, "avcodec_send_packet", "decoding a \(formatDescription.codecSupport.displayName) sample"
+                )
             }
             try receiveAll(picture, into: &pictures)
             return (pictures, nil)
         } catch {
-            return (pictures, error)
+            // With frame threads, the error libavcodec returns now is a sample's sent up to a
+            // thread count earlier: quote the last error of those samples.
+            let threads = Int64(max(context.pointee.thread_count, 1))
+            return (pictures, error.quoting(log.explanation(forTokens: (token - threads)...token)))
         }
     }
 
     /// Returns every picture the decoder still holds (end of stream), then makes it ready to
     /// decode again from the next sync sample with the same description.
     func drain(picture: PictureMaker) -> [DecodedPicture] {
-        _ = avcodec_send_packet(context, nil)
-        var pictures: [DecodedPicture] = []
-        try? receiveAll(picture, into: &pictures)
-        avcodec_flush_buffers(context)
-        return pictures
+        log.whileCalling { () -> [DecodedPicture] in
+            _ = avcodec_send_packet(context, nil)
+            var pictures: [DecodedPicture] = []
+            try? receiveAll(picture, into: &pictures)
+            avcodec_flush_buffers(context)
+            return pictures
+        }
     }
 
     /// Records that the stream continues with `newFormat`, whose configuration the caller sends in band.
@@ -167,8 +183,18 @@ final class LibavcodecContext {
             let status = avcodec_receive_frame(context, frame)
             if FFmpegStatus.isAgain(status) || FFmpegStatus.isEndOfFile(status) { return }
             try FFmpegStatus.check(status, "avcodec_receive_frame", "receiving a decoded picture")
-            pictures.append(try picture(frame))
+            pictures.append(explained(try picture(frame)))
         }
+    }
+
+    /// A damaged picture's status with the decoder's last error while decoding its sample.
+    private func explained(_ picture: DecodedPicture) -> DecodedPicture {
+        guard let status = picture.status, let message = log.explanation(forToken: picture.token) else {
+            return picture
+        }
+        return DecodedPicture(
+            token: picture.token, pixelBuffer: picture.pixelBuffer, status: status.quoting(message),
+            isDeviceFault: picture.isDeviceFault, handOut: picture.handOut)
     }
 
     /// Wraps a decoded frame in CPU memory (or a surface frame, as a surface) as a picture,

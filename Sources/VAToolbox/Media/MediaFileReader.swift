@@ -32,6 +32,8 @@ public final class MediaFileReader {
     private var annexBParser: ElementaryStreamParser?
     /// Samples parsed and not yet returned (Annex B containers).
     private var queued: [SampleBuffer] = []
+    /// What libavformat logs for this file: quoted in the reader's errors.
+    private let log: LibavLogCapture
 
     /// Opens a file and finds its video track.
     ///
@@ -39,26 +41,34 @@ public final class MediaFileReader {
     ///   the system's reason); ``VTError/sampleBufferInvalidMediaFormat`` when it is not a
     ///   container libavformat knows or has no video track; ``VTError/couldNotFindVideoDecoder``
     ///   when the video is in a codec VAToolbox does not decode; ``VTError/formatDescriptionInvalidParameter``
-    ///   when its decoder configuration is malformed.
+    ///   when its decoder configuration is malformed. Where libavformat logged why, the reason
+    ///   quotes it (`"… is not a media file VAToolbox can read: moov atom not found"`; see
+    ///   ``LibavLog``).
     public init(path: String) throws(VTError) {
         guard let packet = av_packet_alloc() else { throw VTError.allocationFailed.with("allocating a packet") }
         self.packet = packet
-        var context: UnsafeMutablePointer<AVFormatContext>?
-        let status = avformat_open_input(&context, path, nil, nil)
+        let log = LibavLogCapture(.mediaFileReader, defaultLabel: path)
+        self.log = log
+        // Allocated here, so that what libavformat logs while opening is claimed as this reader's.
+        let allocated = avformat_alloc_context()
+        log.claim(allocated)
+        var context = allocated
+        let status = log.whileCalling { avformat_open_input(&context, path, nil, nil) }
         guard status >= 0, let context else {
+            log.release(allocated)  // freed by avformat_open_input
             var failed = packet as UnsafeMutablePointer<AVPacket>?
             av_packet_free(&failed)
             let reason =
                 status == CFFmpeg_AVERROR_INVALIDDATA()
                 ? VTError.sampleBufferInvalidMediaFormat.with("\(path) is not a media file VAToolbox can read")
                 : VTError.sampleBufferDataFailed.with("cannot open \(path): \(FFmpegStatus.message(status))")
-            throw reason
+            throw reason.quoting(log.explanation(since: 0))
         }
         self.context = context
         containerName = context.pointee.iformat.map { String(cString: $0.pointee.name) } ?? "unknown"
         // From here on, deinit closes the input if anything below throws.
-        let probe = avformat_find_stream_info(context, nil)
-        let index = av_find_best_stream(context, AVMEDIA_TYPE_VIDEO, -1, -1, nil, 0)
+        let probe = log.whileCalling { avformat_find_stream_info(context, nil) }
+        let index = log.whileCalling { av_find_best_stream(context, AVMEDIA_TYPE_VIDEO, -1, -1, nil, 0) }
         guard probe >= 0, index >= 0, let stream = context.pointee.streams[Int(index)] else {
             streamIndex = -1
             timeBase = AVRational(num: 1, den: 1)
@@ -66,6 +76,7 @@ public final class MediaFileReader {
             codecType = .h264
             formatDescription = Self.placeholder
             throw VTError.sampleBufferInvalidMediaFormat.with("\(path) has no video track")
+                .quoting(probe < 0 ? log.explanation(since: 0) : nil)
         }
         streamIndex = index
         timeBase = stream.pointee.time_base
@@ -133,10 +144,12 @@ public final class MediaFileReader {
     private func readPacket() throws(VTError) -> Bool {
         guard let context else { return false }
         while true {
-            let status = av_read_frame(context, packet)
+            let mark = log.mark
+            let status = log.whileCalling { av_read_frame(context, packet) }
             if FFmpegStatus.isEndOfFile(status) { return false }
             guard status >= 0 else {
                 throw VTError.sampleBufferDataFailed.with("reading the file failed: \(FFmpegStatus.message(status))")
+                    .quoting(log.explanation(since: mark))
             }
             if packet.pointee.stream_index == streamIndex { return true }
             av_packet_unref(packet)
