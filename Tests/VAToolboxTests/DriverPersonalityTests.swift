@@ -109,6 +109,33 @@ extension VATestDriverTests {
             #expect(try Sessions.liveObjects() == before)
         }
 
+        /// Locking reads back the driver's way: on iHD through `vaDeriveImage` (no image remains
+        /// after unlocking), elsewhere through `vaGetImage` into one image reused for every lock
+        /// (one image stays alive, cached, however many pictures are locked).
+        @Test(arguments: TestVADriver.personalities)
+        func lockingReadsBackTheDriversWayAndReusesImages(personality: String?) throws {
+            let samples = try Sessions.samples(try Sessions.fixture("h264-main-cabac.264"))
+            let before = try TestVADriver.liveObjects().images
+            let outputs = Sessions.Outputs()
+            let session = try Sessions.session(
+                samples[0].formatDescription, faults: Self.faults(personality),
+                attributes: ImageBufferAttributes(minimumBufferCount: samples.count), outputs: outputs)
+            try Sessions.decode(samples, with: session)
+            let results = outputs.all
+            #expect(results.count == samples.count)
+            var locked = 0
+            for output in results {
+                guard let refcon = output.frameRefcon as? Int, let image = output.imageBuffer else { continue }
+                // nvidia's 32-surface limit leaves fewer spares than asked: later pictures are
+                // CPU copies (read back when handed out).
+                #expect(image.isGPUSurface || personality == "nvidia")
+                #expect(Sessions.stamp(image)?.hash == Sessions.sliceHash(samples[refcon]), "refcon \(refcon)")
+                locked += 1
+            }
+            #expect(locked == samples.count)
+            #expect(try TestVADriver.liveObjects().images - before == (personality == "ihd" ? 0 : 1))
+        }
+
         /// Export under each personality: separate layers by default, with the driver's chroma
         /// format and modifier, compression planes on iHD, the visible rectangle; a composed layer
         /// where the driver has one.
