@@ -50,6 +50,12 @@ enum DeviceCheckCommand {
         }
         let opened = try? VADevice.open(path: usable)
         print("device: \(opened.map { "\($0)" } ?? usable)")
+        if let quirks = opened?.quirks {
+            // The decisions that depend on the driver, so that a first run on a real GPU shows
+            // which assumption held.
+            print("driver decisions: \(quirks)")
+            print("surface pool: \(quirks.surfacePoolRule)")
+        }
         print(pad("stream", 44) + pad("frames", 8) + pad("GPU fps", 9) + pad("CPU fps", 9) + "result")
         var failures = 0
         var matches = 0

@@ -10,6 +10,7 @@
 
 #include "vatb_test_driver.h"
 #include "vatb_reference_pictures.h"
+#include "vatb_personality.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -20,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <va/va.h>
@@ -31,22 +33,11 @@
 
 // MARK: - Constants
 
-#define VATB_VENDOR "VAToolbox test driver 1.0"
 #define VATB_STAMP_VERSION 1u
 #define VATB_DEFAULT_MAX_SIZE 4096
 #define VATB_MIN_SIZE 16
 #define VATB_MAX_OBJECTS 0x0fffffffu
 
-// DRM fourccs (drm_fourcc.h's fourcc_code), spelled out so that no libdrm header is needed.
-#define VATB_DRM_FOURCC(a, b, c, d) \
-    ((uint32_t)(a) | ((uint32_t)(b) << 8) | ((uint32_t)(c) << 16) | ((uint32_t)(d) << 24))
-#define VATB_DRM_FORMAT_NV12 VATB_DRM_FOURCC('N', 'V', '1', '2')
-#define VATB_DRM_FORMAT_P010 VATB_DRM_FOURCC('P', '0', '1', '0')
-#define VATB_DRM_FORMAT_R8 VATB_DRM_FOURCC('R', '8', ' ', ' ')
-#define VATB_DRM_FORMAT_GR88 VATB_DRM_FOURCC('G', 'R', '8', '8')
-#define VATB_DRM_FORMAT_R16 VATB_DRM_FOURCC('R', '1', '6', ' ')
-#define VATB_DRM_FORMAT_GR1616 VATB_DRM_FOURCC('G', 'R', '3', '2')
-#define VATB_DRM_FORMAT_MOD_LINEAR 0ull
 
 // Object ids live in one range per type, so that an id of the wrong type is refused.
 enum {
@@ -119,6 +110,12 @@ typedef struct Surface {
     int32_t first_field_poc;
     uint32_t first_field_slices;
     uint32_t first_field_bytes;
+    // Personalities (vatb_personality.c): the last picture was a field (Mesa's interlaced
+    // buffers), it had macroblock errors (VATB_CORRUPT_PICTURE), and when the simulated GPU
+    // finishes it (VATB_LATENCY_US; CLOCK_MONOTONIC nanoseconds, 0 = ready).
+    bool interlaced;
+    bool damaged;
+    uint64_t ready_ns;
 } Surface;
 
 typedef struct Buffer {
@@ -167,6 +164,9 @@ typedef struct Context {
     PendingSlice *pending;
     size_t *group_ends;
     size_t pending_count, pending_capacity, group_count, group_capacity, group_head, pending_head;
+    // The surfaces decoded into so far, for a personality's render-target limit (nvidia: 32).
+    VASurfaceID decoded_targets[64];
+    int decoded_target_count;
 } Context;
 
 typedef struct FaultWindow {
@@ -186,6 +186,21 @@ typedef struct Driver {
     bool unsupported[64]; // indexed by VAProfile
     int max_width, max_height;
     VATBReferencePictures *reference; // VATB_REFERENCE_STREAM's pictures, NULL in stamp mode
+    // VATB_PERSONALITY and the vendor string it gives.
+    const VATBPersonality *personality;
+    char vendor[160];
+    bool nvidia_egl_backend; // NVD_BACKEND at init (nvidia: its EGL back end cannot export)
+    // VATB_CORRUPT_PICTURE: vaEndPicture calls whose pictures have macroblock errors.
+    FaultWindow corrupt_picture;
+    // VATB_FAULT_PROFILES: injected decode faults only in contexts of these profiles (none listed:
+    // every context).
+    bool fault_profiles[64];
+    bool any_fault_profile;
+    // VATB_LATENCY_US: a simulated GPU that decodes one picture at a time, each taking this long,
+    // with at most VATB_QUEUE_DEPTH pictures queued (vaEndPicture waits for room).
+    uint64_t latency_ns;
+    uint64_t queue_depth;
+    uint64_t gpu_free_ns;
 } Driver;
 
 #define DRIVER(ctx) ((Driver *)(ctx)->pDriverData)
@@ -337,6 +352,25 @@ static bool env_flag(const char *name) {
     return value != NULL && *value != '\0' && strcmp(value, "0") != 0;
 }
 
+// Sets `flags[profile]` for each profile named in the variable (comma-separated VAProfile names
+// without "VAProfile"); whether any was.
+static bool parse_profile_list(const char *name, bool flags[64]) {
+    bool any = false;
+    const char *list = getenv(name);
+    while (list != NULL && *list != '\0') {
+        size_t length = strcspn(list, ",");
+        for (int i = 0; i < PROFILE_COUNT; i++) {
+            if (strlen(profiles[i].name) == length && strncmp(profiles[i].name, list, length) == 0) {
+                flags[profiles[i].profile] = true;
+                any = true;
+            }
+        }
+        list += length;
+        if (*list == ',') list++;
+    }
+    return any;
+}
+
 static void parse_environment(Driver *driver) {
     driver->trace = env_flag("VATB_TRACE");
     driver->live_report = env_flag("VATB_LIVE_REPORT");
@@ -345,17 +379,16 @@ static void parse_environment(Driver *driver) {
     parse_fault_window("VATB_FAIL_END_PICTURE", &driver->fail_end_picture);
     parse_fault_window("VATB_FAIL_SYNC", &driver->fail_sync);
 
-    const char *list = getenv("VATB_UNSUPPORTED_PROFILES");
-    while (list != NULL && *list != '\0') {
-        size_t length = strcspn(list, ",");
-        for (int i = 0; i < PROFILE_COUNT; i++) {
-            if (strlen(profiles[i].name) == length && strncmp(profiles[i].name, list, length) == 0) {
-                driver->unsupported[profiles[i].profile] = true;
-            }
-        }
-        list += length;
-        if (*list == ',') list++;
-    }
+    parse_profile_list("VATB_UNSUPPORTED_PROFILES", driver->unsupported);
+
+    driver->personality = vatb_personality_from_environment(driver->vendor, sizeof(driver->vendor));
+    driver->nvidia_egl_backend = vatb_personality_nvidia_egl_backend(driver->personality);
+    parse_fault_window("VATB_CORRUPT_PICTURE", &driver->corrupt_picture);
+    driver->any_fault_profile = parse_profile_list("VATB_FAULT_PROFILES", driver->fault_profiles);
+    const char *latency = getenv("VATB_LATENCY_US");
+    driver->latency_ns = latency != NULL ? strtoull(latency, NULL, 10) * 1000ull : 0;
+    const char *depth = getenv("VATB_QUEUE_DEPTH");
+    driver->queue_depth = depth != NULL && strtoull(depth, NULL, 10) > 0 ? strtoull(depth, NULL, 10) : 4;
 
     driver->max_width = VATB_DEFAULT_MAX_SIZE;
     driver->max_height = VATB_DEFAULT_MAX_SIZE;
@@ -884,6 +917,59 @@ static void reset_picture(Context *context) {
     context->group_count = context->group_head = 0;
 }
 
+// MARK: - The simulated GPU (VATB_LATENCY_US)
+
+static uint64_t now_ns(void) {
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec;
+}
+
+static void sleep_until_ns(uint64_t deadline) {
+    if (deadline == 0) return;
+    struct timespec until = {.tv_sec = (time_t)(deadline / 1000000000ull), .tv_nsec = (long)(deadline % 1000000000ull)};
+    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &until, NULL) == EINTR) {}
+}
+
+// Waits, without the driver's lock, until the simulated GPU has room in its queue: at most
+// queue_depth pictures waiting or running.
+static void wait_for_queue_room(Driver *driver) {
+    pthread_mutex_lock(&driver->lock);
+    uint64_t latency = driver->latency_ns, busy_until = driver->gpu_free_ns;
+    uint64_t allowed = latency * (driver->queue_depth > 0 ? driver->queue_depth - 1 : 0);
+    pthread_mutex_unlock(&driver->lock);
+    if (latency == 0 || busy_until <= allowed) return;
+    sleep_until_ns(busy_until - allowed);
+}
+
+// Waits, without the driver's lock, until the simulated GPU has finished the surface's picture:
+// what vaSyncSurface does, and what real drivers do before copying or exporting a surface.
+static void wait_for_surface(Driver *driver, VASurfaceID surface_id) {
+    pthread_mutex_lock(&driver->lock);
+    Surface *surface = table_get(&driver->surfaces, surface_id);
+    uint64_t ready = surface != NULL ? surface->ready_ns : 0;
+    pthread_mutex_unlock(&driver->lock);
+    sleep_until_ns(ready);
+}
+
+// Whether an injected decode fault applies to the context (VATB_FAULT_PROFILES).
+static bool fault_applies(const Driver *driver, const Context *context) {
+    return !driver->any_fault_profile || driver->fault_profiles[context->profile];
+}
+
+// A personality's render-target limit (nvidia: 32 surfaces per context, see vatb_personality.c):
+// false when the target is one surface more than the context may decode into.
+static bool within_render_target_limit(const Driver *driver, Context *context, VASurfaceID target) {
+    int limit = driver->personality->render_target_limit;
+    if (limit == 0) return true;
+    for (int i = 0; i < context->decoded_target_count; i++) {
+        if (context->decoded_targets[i] == target) return true;
+    }
+    if (context->decoded_target_count >= limit || context->decoded_target_count >= 64) return false;
+    context->decoded_targets[context->decoded_target_count++] = target;
+    return true;
+}
+
 static VAStatus vatb_BeginPicture(VADriverContextP ctx, VAContextID context_id, VASurfaceID render_target) {
     ENTER(ctx);
     Context *context = table_get(&driver->contexts, context_id);
@@ -895,6 +981,8 @@ static VAStatus vatb_BeginPicture(VADriverContextP ctx, VAContextID context_id, 
         reset_picture(context);
         context->in_picture = true;
         context->target = render_target;
+        // Beyond the limit the picture fails at vaEndPicture, as cuvidDecodePicture does.
+        if (!within_render_target_limit(driver, context, render_target)) context->invalid_slice = true;
     }
     LEAVE();
 }
@@ -1118,6 +1206,7 @@ static void fill_reference_picture(Driver *driver, Surface *surface, uint64_t ha
 }
 
 static VAStatus vatb_EndPicture(VADriverContextP ctx, VAContextID context_id) {
+    wait_for_queue_room(DRIVER(ctx));
     ENTER(ctx);
     Context *context = table_get(&driver->contexts, context_id);
     if (context == NULL) {
@@ -1138,7 +1227,9 @@ static VAStatus vatb_EndPicture(VADriverContextP ctx, VAContextID context_id) {
         display = table_get(&driver->surfaces, context->display_target);
         if (display == NULL) context->invalid_slice = true;
     }
-    bool fail = in_fault_window(&driver->fail_end_picture, driver->end_picture_calls) || context->invalid_slice;
+    bool injected = fault_applies(driver, context);
+    bool fail = (injected && in_fault_window(&driver->fail_end_picture, driver->end_picture_calls))
+        || context->invalid_slice;
     if (fail) {
         stamp_picture(surface, "FALT", context, 0);
         if (display != NULL) stamp_picture(display, "FALT", context, 0);
@@ -1163,25 +1254,48 @@ static VAStatus vatb_EndPicture(VADriverContextP ctx, VAContextID context_id) {
             surface->first_field_bytes = context->hashed_bytes;
         }
         atomic_fetch_add(&total_end_pictures, 1);
+        surface->interlaced = context->field_flags != 0;
+        surface->damaged = injected && in_fault_window(&driver->corrupt_picture, driver->end_picture_calls);
+        if (driver->latency_ns > 0) {
+            uint64_t start = now_ns();
+            if (driver->gpu_free_ns > start) start = driver->gpu_free_ns;
+            driver->gpu_free_ns = start + driver->latency_ns;
+            surface->ready_ns = driver->gpu_free_ns;
+            if (display != NULL) display->ready_ns = driver->gpu_free_ns;
+        }
     }
     reset_picture(context);
     LEAVE();
 }
 
+// VATB_FAIL_SYNC fails with VA_STATUS_ERROR_HW_BUSY, what iHD returns when the hardware did not
+// complete the picture (media_libva.cpp DdiMedia_SyncSurface: CODECHAL_STATUS_INCOMPLETE): a device
+// fault. A picture with macroblock errors (VATB_CORRUPT_PICTURE) gives
+// VA_STATUS_ERROR_DECODING_ERROR under personalities that report decode errors (iHD), and nothing
+// under the others. The wait for the simulated GPU happens without the driver's lock.
 static VAStatus vatb_SyncSurface(VADriverContextP ctx, VASurfaceID render_target) {
-    ENTER(ctx);
-    Surface *surface = table_get(&driver->surfaces, render_target);
+    Driver *driver = DRIVER(ctx);
+    trace(driver, "SyncSurface");
     atomic_fetch_add(&total_syncs, 1);
+    pthread_mutex_lock(&driver->lock);
+    VAStatus status = VA_STATUS_SUCCESS;
+    Surface *surface = table_get(&driver->surfaces, render_target);
+    uint64_t ready = 0;
     if (surface == NULL) {
         status = VA_STATUS_ERROR_INVALID_SURFACE;
-        LEAVE();
+    } else {
+        driver->sync_calls += 1;
+        ready = surface->ready_ns;
+        if (in_fault_window(&driver->fail_sync, driver->sync_calls)) {
+            memcpy(surface->data, "FALT", 4);
+            status = VA_STATUS_ERROR_HW_BUSY;
+        } else if (surface->damaged && driver->personality->reports_decode_errors) {
+            status = VA_STATUS_ERROR_DECODING_ERROR;
+        }
     }
-    driver->sync_calls += 1;
-    if (in_fault_window(&driver->fail_sync, driver->sync_calls)) {
-        memcpy(surface->data, "FALT", 4);
-        status = VA_STATUS_ERROR_DECODING_ERROR;
-    }
-    LEAVE();
+    pthread_mutex_unlock(&driver->lock);
+    sleep_until_ns(ready);
+    return status;
 }
 
 static VAStatus vatb_SyncSurface2(VADriverContextP ctx, VASurfaceID surface, uint64_t timeout_ns) {
@@ -1282,10 +1396,14 @@ static VAStatus vatb_CreateImage(
 }
 
 static VAStatus vatb_DeriveImage(VADriverContextP ctx, VASurfaceID surface_id, VAImage *image) {
+    wait_for_surface(DRIVER(ctx), surface_id);
     ENTER(ctx);
     Surface *surface = table_get(&driver->surfaces, surface_id);
     if (surface == NULL) {
         status = VA_STATUS_ERROR_INVALID_SURFACE;
+    } else if (!driver->personality->derives_images
+               || (surface->interlaced && driver->personality->refuses_interlaced_surfaces)) {
+        status = VA_STATUS_ERROR_OPERATION_FAILED; // see vatb_personality.c
     } else {
         status = add_image(driver, surface->fourcc, surface->width, surface->height, surface, surface_id, image);
     }
@@ -1365,6 +1483,7 @@ static VAStatus vatb_GetImage(
     VADriverContextP ctx, VASurfaceID surface_id, int x, int y, unsigned int width, unsigned int height,
     VAImageID image_id
 ) {
+    wait_for_surface(DRIVER(ctx), surface_id);
     ENTER(ctx);
     Surface *surface = table_get(&driver->surfaces, surface_id);
     Image *image = table_get(&driver->images, image_id);
@@ -1410,7 +1529,9 @@ static VAStatus vatb_PutImage(
 static VAStatus vatb_ExportSurfaceHandle(
     VADriverContextP ctx, VASurfaceID surface_id, uint32_t mem_type, uint32_t flags, void *descriptor
 ) {
+    wait_for_surface(DRIVER(ctx), surface_id);
     ENTER(ctx);
+    const VATBPersonality *personality = driver->personality;
     Surface *surface = table_get(&driver->surfaces, surface_id);
     bool separate = (flags & VA_EXPORT_SURFACE_SEPARATE_LAYERS) != 0;
     bool composed = (flags & VA_EXPORT_SURFACE_COMPOSED_LAYERS) != 0;
@@ -1420,6 +1541,12 @@ static VAStatus vatb_ExportSurfaceHandle(
         status = VA_STATUS_ERROR_UNSUPPORTED_MEMORY_TYPE;
     } else if (separate == composed || descriptor == NULL) {
         status = VA_STATUS_ERROR_INVALID_PARAMETER;
+    } else if (composed && !personality->exports_composed_layers) {
+        status = VA_STATUS_ERROR_INVALID_SURFACE; // nvidia: separate layers only
+    } else if (surface->interlaced && personality->refuses_interlaced_surfaces) {
+        status = VA_STATUS_ERROR_INVALID_SURFACE; // Mesa: no interlaced export
+    } else if (driver->nvidia_egl_backend) {
+        status = VA_STATUS_ERROR_ALLOCATION_FAILED; // nvidia's EGL back end cannot export
     }
     if (status != VA_STATUS_SUCCESS) LEAVE();
 
@@ -1435,36 +1562,28 @@ static VAStatus vatb_ExportSurfaceHandle(
         if (n <= 0) break;
         written += (size_t)n;
     }
+    uint32_t extra_bytes = 0;
+    VADRMPRIMESurfaceDescriptor *out = descriptor;
+    memset(out, 0, sizeof(*out));
+    vatb_personality_fill_export(
+        personality, surface->fourcc == VA_FOURCC_P010, composed, surface->pitch, surface->chroma_offset,
+        surface->chroma_offset / surface->pitch, surface->size, out, &extra_bytes);
+    // Compression planes (iHD) follow the surface's bytes, zero: nothing is compressed.
+    if (written == surface->size && extra_bytes > 0 && ftruncate(fd, (off_t)surface->size + extra_bytes) != 0) {
+        written = 0;
+    }
     if (written != surface->size || lseek(fd, 0, SEEK_SET) != 0) {
         close(fd);
         status = VA_STATUS_ERROR_OPERATION_FAILED;
         LEAVE();
     }
 
-    VADRMPRIMESurfaceDescriptor *out = descriptor;
-    memset(out, 0, sizeof(*out));
-    bool ten_bit = surface->fourcc == VA_FOURCC_P010;
     out->fourcc = surface->fourcc;
     out->width = surface->width;
     out->height = surface->height;
     out->num_objects = 1;
     out->objects[0].fd = fd;
-    out->objects[0].size = surface->size;
-    out->objects[0].drm_format_modifier = VATB_DRM_FORMAT_MOD_LINEAR;
-    if (composed) {
-        out->num_layers = 1;
-        out->layers[0].drm_format = ten_bit ? VATB_DRM_FORMAT_P010 : VATB_DRM_FORMAT_NV12;
-        out->layers[0].num_planes = 2;
-        out->layers[0].offset[1] = surface->chroma_offset;
-        out->layers[0].pitch[0] = out->layers[0].pitch[1] = surface->pitch;
-    } else {
-        out->num_layers = 2;
-        out->layers[0].drm_format = ten_bit ? VATB_DRM_FORMAT_R16 : VATB_DRM_FORMAT_R8;
-        out->layers[1].drm_format = ten_bit ? VATB_DRM_FORMAT_GR1616 : VATB_DRM_FORMAT_GR88;
-        out->layers[0].num_planes = out->layers[1].num_planes = 1;
-        out->layers[1].offset[0] = surface->chroma_offset;
-        out->layers[0].pitch[0] = out->layers[1].pitch[0] = surface->pitch;
-    }
+    out->objects[0].size = surface->size + extra_bytes;
     LEAVE();
 }
 
@@ -1656,7 +1775,7 @@ VAStatus VATB_INIT_FUNC(VADriverContextP ctx) {
     ctx->max_image_formats = IMAGE_FORMAT_COUNT;
     ctx->max_subpic_formats = 1;
     ctx->max_display_attributes = 1;
-    ctx->str_vendor = VATB_VENDOR;
+    ctx->str_vendor = driver->vendor;
 
     struct VADriverVTable *vtable = ctx->vtable;
     vtable->vaTerminate = vatb_Terminate;

@@ -46,8 +46,8 @@ extension VATestDriverTests {
             return hash.value
         }
 
-        @Test(arguments: gpuFiles)
-        func everyCodecDecodesOnTheGPUInTheCPUsOrder(file: CodecFile) throws {
+        @Test(arguments: gpuFiles, TestVADriver.personalities)
+        func everyCodecDecodesOnTheGPUInTheCPUsOrder(file: CodecFile, personality: String?) throws {
             try #require(TestVADriver.isBuilt)
             let before = try Sessions.liveObjects()
             let samples = try file.samples()
@@ -55,8 +55,8 @@ extension VATestDriverTests {
             do {
                 let outputs = Sessions.Outputs()
                 let session = try Sessions.session(
-                    samples[0].formatDescription, attributes: ImageBufferAttributes(minimumBufferCount: samples.count),
-                    outputs: outputs)
+                    samples[0].formatDescription, faults: personality.map { ["VATB_PERSONALITY": $0] } ?? [:],
+                    attributes: ImageBufferAttributes(minimumBufferCount: samples.count), outputs: outputs)
                 #expect(session.usingHardwareAcceleratedVideoDecoder)
                 let tenBit = samples[0].formatDescription.stream.bitDepthLuma > 8
                 let native: PixelFormat = tenBit ? .p010VideoRange : .nv12VideoRange
@@ -77,7 +77,9 @@ extension VATestDriverTests {
                 var stamped = 0
                 for output in shown {
                     guard let refcon = output.frameRefcon as? Int, let image = output.imageBuffer else { continue }
-                    #expect(image.isGPUSurface, "\(file.name) refcon \(refcon)")
+                    // nvidia's 32-surface limit leaves fewer spares than asked: later pictures
+                    // are CPU copies.
+                    #expect(image.isGPUSurface || personality == "nvidia", "\(file.name) refcon \(refcon)")
                     #expect(image.pixelFormat == native)
                     let stamp = Sessions.stamp(image)
                     #expect(stamp?.magic == "VATB", "\(file.name) refcon \(refcon)")

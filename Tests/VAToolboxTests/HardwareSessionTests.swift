@@ -259,13 +259,14 @@ extension VATestDriverTests {
             withExtendedLifetime(device) {}
         }
 
-        @Test func convertedOutputComesFromTheReadBackSurface() throws {
+        @Test(arguments: TestVADriver.personalities)
+        func convertedOutputComesFromTheReadBackSurface(personality: String?) throws {
             let fixture = try Self.fixture("h264-main-cabac.264")
             let samples = try Self.samples(fixture)
             let outputs = Outputs()
             let session = try Self.session(
-                samples[0].formatDescription, attributes: ImageBufferAttributes(pixelFormat: .yuv420Planar),
-                outputs: outputs)
+                samples[0].formatDescription, faults: personality.map { ["VATB_PERSONALITY": $0] } ?? [:],
+                attributes: ImageBufferAttributes(pixelFormat: .yuv420Planar), outputs: outputs)
             try Self.decode(samples, with: session)
             let results = outputs.all
             #expect(results.count == samples.count)
@@ -281,10 +282,13 @@ extension VATestDriverTests {
             }
         }
 
-        @Test func writingToASurfaceCopiesItToCPUMemory() throws {
+        @Test(arguments: TestVADriver.personalities)
+        func writingToASurfaceCopiesItToCPUMemory(personality: String?) throws {
             let samples = try Self.samples(try Self.fixture("hevc-main.265"))
             let outputs = Outputs()
-            let session = try Self.session(samples[0].formatDescription, outputs: outputs)
+            let session = try Self.session(
+                samples[0].formatDescription, faults: personality.map { ["VATB_PERSONALITY": $0] } ?? [:],
+                outputs: outputs)
             try Self.decode(samples, with: session)
             let image = try #require(outputs.all.first?.imageBuffer)
             let stamp = Self.stamp(image)
@@ -521,11 +525,13 @@ extension VATestDriverTests {
         }
 
         /// One failed `vaEndPicture`: that frame, and only that one, is -12911 without an image.
-        @Test func aFailedEndPictureIsAMalfunctionOfThatFrame() throws {
+        @Test(arguments: TestVADriver.personalities)
+        func aFailedEndPictureIsAMalfunctionOfThatFrame(personality: String?) throws {
             let samples = try Self.samples(try Self.fixture("h264-high-bpyramid.264"))
             let outputs = Outputs()
-            let session = try Self.session(
-                samples[0].formatDescription, faults: ["VATB_FAIL_END_PICTURE": "3"], outputs: outputs)
+            var faults = ["VATB_FAIL_END_PICTURE": "3"]
+            faults["VATB_PERSONALITY"] = personality
+            let session = try Self.session(samples[0].formatDescription, faults: faults, outputs: outputs)
             try Self.decode(samples, with: session)
             let results = outputs.all
             #expect(results.count == samples.count)
@@ -574,14 +580,16 @@ extension VATestDriverTests {
 
         /// The GPU fails every picture from the third on: after three faults in a row a
         /// `.preferred` session moves to the CPU, from the next sync sample on, and says so.
-        @Test func repeatedFaultsMoveAPreferredSessionToTheCPU() throws {
+        @Test(arguments: TestVADriver.personalities)
+        func repeatedFaultsMoveAPreferredSessionToTheCPU(personality: String?) throws {
             let fixture = try Self.fixture("h264-high-bpyramid.264")
             let samples = try Self.samples(fixture)
             let software = try Self.softwareOutputs(samples)
             let outputs = Outputs()
+            var faults = ["VATB_FAIL_END_PICTURE": "3:0"]
+            faults["VATB_PERSONALITY"] = personality
             let session = try Self.session(
-                samples[0].formatDescription, acceleration: .preferred, faults: ["VATB_FAIL_END_PICTURE": "3:0"],
-                outputs: outputs)
+                samples[0].formatDescription, acceleration: .preferred, faults: faults, outputs: outputs)
             #expect(session.usingHardwareAcceleratedVideoDecoder)
             for (index, sample) in samples.enumerated() {
                 try session.decodeFrame(sample, frameRefcon: index)

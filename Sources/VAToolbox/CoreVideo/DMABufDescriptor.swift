@@ -33,11 +33,30 @@ public final class DMABufDescriptor: Sendable, CustomStringConvertible {
     }
 
     /// One layer: an image in one DRM format, as a graphics API imports it.
+    ///
+    /// With a compression modifier (Intel's `I915_FORMAT_MOD_Y_TILED_GEN12_MC_CCS` on iHD), each
+    /// image plane is followed by its auxiliary (CCS) plane: an importer passes every plane of
+    /// the layer, with the modifier, and never reads the data linearly.
     public struct Layer: Sendable, Hashable {
         /// The layer's DRM FourCC (`DRM_FORMAT_R8`, `DRM_FORMAT_GR88`, `DRM_FORMAT_NV12` …).
+        /// Drivers differ for the chroma layer: GR88/GR1616 on Intel and Mesa, RG88/RG1616 on
+        /// nvidia-vaapi-driver (`src/vabackend.c` `formatsInfo`).
         public let drmFormat: UInt32
-        /// The layer's planes.
+        /// The layer's planes, auxiliary planes included.
         public let planes: [Plane]
+    }
+
+    /// The part of the surface that holds the picture, in pixels from its top-left corner: the
+    /// rectangle a consumer crops to (EGL, Vulkan and KMS import the whole surface).
+    public struct Rectangle: Sendable, Hashable {
+        /// The left edge.
+        public let x: Int
+        /// The top edge.
+        public let y: Int
+        /// The width.
+        public let width: Int
+        /// The height.
+        public let height: Int
     }
 
     /// The surface's overall format as a VA FourCC (`VA_FOURCC_NV12`, `VA_FOURCC_P010`): the
@@ -52,12 +71,28 @@ public final class DMABufDescriptor: Sendable, CustomStringConvertible {
     /// The layers: one per plane with ``PixelBuffer/exportDMABuf(separateLayers:)``'s default,
     /// one with every plane otherwise.
     public let layers: [Layer]
+    /// The visible picture inside the surface (the stream's cropping: a 1080-line picture in a
+    /// 1088-line surface, for example).
+    public let visibleRectangle: Rectangle
 
-    /// `"DMA-BUF NV12 1920x1088: 1 object(s), layers R8 GR88"`.
+    /// The DRM format modifier of the memory holding the layer's first plane
+    /// (`DRM_FORMAT_MOD_LINEAR` is 0), what EGL's `EGL_DMA_BUF_PLANE0_MODIFIER_LO/HI_EXT` and
+    /// Vulkan's `VkImageDrmFormatModifierExplicitCreateInfoEXT` take.
+    public func modifier(of layer: Layer) -> UInt64 {
+        guard let plane = layer.planes.first, objects.indices.contains(plane.objectIndex) else { return 0 }
+        return objects[plane.objectIndex].modifier
+    }
+
+    /// `"DMA-BUF NV12 1920x1088 (visible 1920x1080 at 0,0): 1 object(s), layers R8 GR88, modifier
+    /// 0x0"`.
     public var description: String {
         let formats = layers.map { Self.name(ofFourCC: $0.drmFormat) }
-        return "DMA-BUF \(Self.name(ofFourCC: fourCC)) \(width)x\(height): \(objects.count) object(s), layers "
-            + formats.joined(separator: " ")
+        let visible = visibleRectangle
+        let modifiers = Set(objects.map(\.modifier)).sorted().map { "0x" + String($0, radix: 16) }
+        return
+            "DMA-BUF \(Self.name(ofFourCC: fourCC)) \(width)x\(height) (visible \(visible.width)x\(visible.height) at "
+            + "\(visible.x),\(visible.y)): \(objects.count) object(s), layers \(formats.joined(separator: " ")), modifier "
+            + modifiers.joined(separator: " ")
     }
 
     /// The characters of a little-endian FourCC (DRM and VA order): `"NV12"`, `"GR88"`.
@@ -66,12 +101,13 @@ public final class DMABufDescriptor: Sendable, CustomStringConvertible {
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    init(fourCC: UInt32, width: Int, height: Int, objects: [Object], layers: [Layer]) {
+    init(fourCC: UInt32, width: Int, height: Int, objects: [Object], layers: [Layer], visibleRectangle: Rectangle) {
         self.fourCC = fourCC
         self.width = width
         self.height = height
         self.objects = objects
         self.layers = layers
+        self.visibleRectangle = visibleRectangle
     }
 
     deinit {
@@ -84,16 +120,27 @@ public final class DMABufDescriptor: Sendable, CustomStringConvertible {
             throw VTError.parameter.with("the frame is not a VA surface")
         }
         let surface = VASurfaceID(CFFmpeg_frame_vaapi_surface(frame))
-        try VAStatusCheck.check(
-            vaSyncSurface(display, surface), "vaSyncSurface", as: .videoDecoderMalfunction,
-            "waiting for the GPU to finish the picture")
+        try SurfaceMapping.synchronize(display, surface)
+        let quirks = SurfaceMapping.device(of: display)?.quirks
+        if !separateLayers, quirks?.exportsComposedLayers == false {
+            throw VTError.pixelTransferNotSupported.with(
+                "the \(quirks?.driver.rawValue ?? "VA") driver exports separate layers only",
+                hint: "export with separateLayers: true (one layer per plane)")
+        }
         var prime = VADRMPRIMESurfaceDescriptor()
-        try VAStatusCheck.check(
-            vaExportSurfaceHandle(
-                display, surface, CVAAPI_MEM_TYPE_DRM_PRIME_2,
-                separateLayers ? CVAAPI_EXPORT_READ_SEPARATE : CVAAPI_EXPORT_READ_COMPOSED, &prime),
-            "vaExportSurfaceHandle", as: .pixelTransferNotSupported,
-            "the VA driver cannot export the surface as a DMA-BUF")
+        let status = vaExportSurfaceHandle(
+            display, surface, CVAAPI_MEM_TYPE_DRM_PRIME_2,
+            separateLayers ? CVAAPI_EXPORT_READ_SEPARATE : CVAAPI_EXPORT_READ_COMPOSED, &prime)
+        if status != CVAAPI_STATUS_SUCCESS {
+            // Mesa refuses to export a surface that holds field pictures
+            // (src/gallium/frontends/va/surface.c vlVaExportSurfaceHandle).
+            let interlaced =
+                quirks?.driver == .mesa && status == VA_STATUS_ERROR_INVALID_SURFACE
+                ? " (Mesa does not export interlaced surfaces: lock the pixel buffer to read it instead)" : ""
+            throw VAStatusCheck.error(
+                status, "vaExportSurfaceHandle", as: .pixelTransferNotSupported,
+                "the VA driver cannot export the surface as a DMA-BUF" + interlaced)
+        }
         var objects: [Object] = []
         for index in 0..<Int(min(prime.num_objects, 4)) {
             var fd: Int32 = -1
@@ -117,9 +164,15 @@ public final class DMABufDescriptor: Sendable, CustomStringConvertible {
             }
             layers.append(Layer(drmFormat: format, planes: planes))
         }
+        // libavcodec crops on the right and bottom through the frame's size; left and top
+        // through its crop fields.
+        let left = Int(frame.pointee.crop_left)
+        let top = Int(frame.pointee.crop_top)
+        let visible = Rectangle(
+            x: left, y: top, width: Int(frame.pointee.width) - left, height: Int(frame.pointee.height) - top)
         return DMABufDescriptor(
             fourCC: prime.fourcc, width: Int(prime.width), height: Int(prime.height),
-            objects: objects, layers: layers)
+            objects: objects, layers: layers, visibleRectangle: visible)
     }
 }
 
@@ -128,7 +181,8 @@ extension PixelBuffer {
     /// (`vaExportSurfaceHandle`).
     ///
     /// - Parameter separateLayers: One layer per plane (R8 + GR88 for NV12, the form EGL and
-    ///   Vulkan import most widely; the default), or one layer holding every plane.
+    ///   Vulkan import most widely, and the only one nvidia-vaapi-driver exports; the default), or
+    ///   one layer holding every plane.
     /// - Throws: ``VTError/parameter`` for a picture in CPU memory (decoded on the CPU, or made
     ///   writable), which has no DMA-BUF; ``VTError/pixelTransferNotSupported`` when the driver
     ///   cannot export.

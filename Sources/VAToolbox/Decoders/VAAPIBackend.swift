@@ -6,15 +6,31 @@ import Synchronization
 /// `AVHWDeviceContext` wrapping a ``VADevice``), into a surface pool sized here.
 ///
 /// Pictures come out as VA surfaces wrapped in pixel buffers: nothing is copied until a buffer is
-/// locked (then the surface is read back with `vaGetImage`) or exported as a DMA-BUF.
+/// locked (then the surface is read back as its driver reads fastest, ``SurfaceMapping``) or
+/// exported as a DMA-BUF.
+///
+/// Each back end decodes on a display of its own (``VADevice/openSeparate(like:)``), so that the
+/// fault records of its driver table are its own: another session's failed picture never flags
+/// this session's frames.
+///
+/// A picture is synchronised (`vaSyncSurface`) when it is needed, not as libavcodec returns it:
+/// on drivers that report decode errors there (iHD), when it is handed out, to learn its status;
+/// on the others (Mesa, nvidia, i965), only when it is locked, exported or copied, so that the
+/// GPU works ahead of the session.
 ///
 /// Failures, each reported with what it concerns:
 /// - libavcodec sets the hwaccel up at the first picture (its `get_format` call); when that fails
-///   (`vaCreateContext`, surface allocation), the sample's step says the back end cannot continue,
-///   so that the session can start again on the CPU.
-/// - A picture the driver failed to decode (`vaEndPicture` or `vaSyncSurface` failing) comes out
-///   without an image, as a device fault with ``VTError/videoDecoderMalfunction``; the step in
-///   which the driver failed it says so, for the frames decoded after it.
+///   (`vaCreateContext`, surface allocation, a pool the driver's surface limit cannot hold), the
+///   sample's step says the back end cannot continue, so that the session can start again on the
+///   CPU.
+/// - A picture the driver failed to decode (`vaEndPicture` failing, or `vaSyncSurface` failing
+///   with anything but a decode error) comes out without an image, as a device fault with
+///   ``VTError/videoDecoderMalfunction``; the step in which the driver failed it says so, for the
+///   frames decoded after it.
+/// - A picture the driver decoded with errors in its data (`vaSyncSurface` returning
+///   `VA_STATUS_ERROR_DECODING_ERROR`, as iHD does for macroblock errors) comes out without an
+///   image as ``VTError/videoDecoderBadData``: damaged input, not a device fault, so it never
+///   counts toward leaving the GPU.
 final class VAAPIBackend: DecoderBackend {
     /// The device decoding.
     let device: VADevice
@@ -42,11 +58,16 @@ final class VAAPIBackend: DecoderBackend {
         formatDescription: VideoFormatDescription, device: VADevice, profile: HardwareDecodeProfile,
         extraSurfaces: Int
     ) throws(VTError) {
+        // A display of its own (see the type's discussion); the shared one if the node cannot be
+        // opened again.
+        let device = (try? VADevice.openSeparate(like: device)) ?? device
         self.device = device
         self.profile = profile
         hardware = HardwareDecoding(renderNode: device.renderNode, capabilities: device.capabilities)
-        allowance = SurfaceAllowance(spareSurfaces: max(1, extraSurfaces))
-        let negotiation = FormatNegotiation(extraSurfaces: extraSurfaces)
+        let allowance = SurfaceAllowance(spareSurfaces: max(1, extraSurfaces))
+        self.allowance = allowance
+        let negotiation = FormatNegotiation(
+            extraSurfaces: extraSurfaces, renderTargetLimit: device.quirks.renderTargetLimit, allowance: allowance)
         self.negotiation = negotiation
         let support = formatDescription.codecSupport
         let isExact = support.isExactHardwareProfile(VAProfile(rawValue: profile.vaProfile), for: formatDescription)
@@ -112,17 +133,18 @@ final class VAAPIBackend: DecoderBackend {
         }
         let surface = VASurfaceID(CFFmpeg_frame_vaapi_surface(frame))
         var fault = device.faults?.fault(of: surface)
-        if fault == nil {
-            let status = vaSyncSurface(device.display, surface)
-            if status != CVAAPI_STATUS_SUCCESS {
-                fault = VAStatusCheck.error(
-                    status, "vaSyncSurface", as: .videoDecoderMalfunction, "the GPU failed to finish the picture")
+        if fault == nil, device.quirks.reportsDecodeErrorsAtSync {
+            do throws(VTError) {
+                try SurfaceMapping.synchronize(device.display, surface)
+            } catch {
+                fault = error
             }
         }
         if let fault {
             let token = frame.pointee.pts
             av_frame_unref(frame)
-            return DecodedPicture(token: token, pixelBuffer: nil, status: fault, isDeviceFault: true)
+            return DecodedPicture(
+                token: token, pixelBuffer: nil, status: fault, isDeviceFault: fault != VTError.videoDecoderBadData)
         }
         var picture = try LibavcodecContext.picture(from: frame)
         picture.handOut = .surface(allowance)
@@ -137,11 +159,18 @@ final class VAAPIBackend: DecoderBackend {
 /// surfaces. Decided at hand-out, not when libavcodec returns the picture, so that a batch of
 /// pictures out of one drain does not count as held.
 final class SurfaceAllowance: Sendable {
-    private let spareSurfaces: Int
+    private let spares: Atomic<Int>
     private let heldSurfaces = SurfaceCounter()
 
     init(spareSurfaces: Int) {
-        self.spareSurfaces = spareSurfaces
+        spares = Atomic(spareSurfaces)
+    }
+
+    /// The surfaces the application may hold: set again when the pool is made, where a driver's
+    /// surface limit can leave fewer than asked (0: every picture is handed out as a CPU copy).
+    var spareSurfaces: Int {
+        get { spares.load(ordering: .acquiring) }
+        set { spares.store(newValue, ordering: .releasing) }
     }
 
     /// The surface picture itself, counted, or a CPU copy of it.
@@ -167,11 +196,17 @@ final class SurfaceAllowance: Sendable {
 /// `avcodec_send_packet`, on that queue.
 final class FormatNegotiation {
     private let extraSurfaces: Int
+    private let renderTargetLimit: Int?
+    private let allowance: SurfaceAllowance
     /// Why the hwaccel could not start; nil while it works.
     private(set) var failure: VTError?
+    /// The pool made at the last `get_format` call, for diagnostics.
+    private(set) var pool: SurfacePool?
 
-    init(extraSurfaces: Int) {
+    init(extraSurfaces: Int, renderTargetLimit: Int?, allowance: SurfaceAllowance) {
         self.extraSurfaces = extraSurfaces
+        self.renderTargetLimit = renderTargetLimit
+        self.allowance = allowance
     }
 
     /// Picks `AV_PIX_FMT_VAAPI` and installs a frames context with room for libavcodec's
@@ -202,9 +237,22 @@ final class FormatNegotiation {
             return AV_PIX_FMT_NONE
         }
         let parameters = UnsafeMutableRawPointer(frames.pointee.data).assumingMemoryBound(to: AVHWFramesContext.self)
-        // libavcodec counts its reference pictures and the picture being decoded; add the
-        // pictures waiting for output and those the application holds.
-        parameters.pointee.initial_pool_size += Int32(extraSurfaces)
+        guard
+            let pool = SurfacePool(
+                libavcodecSurfaces: Int(parameters.pointee.initial_pool_size),
+                references: Int(context.pointee.refs), reorderDepth: Int(context.pointee.has_b_frames),
+                spares: extraSurfaces, limit: renderTargetLimit)
+        else {
+            var unwanted: UnsafeMutablePointer<AVBufferRef>? = frames
+            av_buffer_unref(&unwanted)
+            failure = VTError.couldNotFindVideoDecoder.with(
+                "the stream needs more surfaces (\(1 + Int(context.pointee.refs) + Int(context.pointee.has_b_frames))) "
+                    + "than the VA driver lets a decoder use (\(renderTargetLimit ?? 0))")
+            return AV_PIX_FMT_NONE
+        }
+        parameters.pointee.initial_pool_size = Int32(pool.size)
+        allowance.spareSurfaces = pool.spares
+        self.pool = pool
         status = av_hwframe_ctx_init(frames)
         guard status >= 0 else {
             var unwanted: UnsafeMutablePointer<AVBufferRef>? = frames
@@ -247,5 +295,49 @@ final class SurfaceCounter: Sendable {
         alive.add(1, ordering: .releasing)
         av_buffer_unref(&frame.pointee.opaque_ref)
         frame.pointee.opaque_ref = marker
+    }
+}
+
+/// The size of a decoder's surface pool: what libavcodec holds at most, plus the pictures the
+/// application may hold, within the driver's surface limit.
+///
+/// libavcodec counts the picture being decoded and its reference pictures (16 for H.264, HEVC and
+/// AV1, whatever the stream says: `vaapi_decode.c` `ff_vaapi_common_frame_params`), but not the
+/// pictures it keeps for reordering: up to its `has_b_frames` more (16 when an H.264 SPS has no
+/// reorder information and the session opens libavcodec with the DPB size). Those are added, so
+/// that decoding can never run out of surfaces. Where the driver limits the surfaces (nvidia: 32)
+/// and that is too many, the pool is what the stream itself needs (its `refs`, the reorder depth
+/// and the picture being decoded) plus as many spares as the limit leaves.
+struct SurfacePool: Sendable, Hashable, CustomStringConvertible {
+    /// The surfaces in the pool.
+    let size: Int
+    /// The surfaces beyond libavcodec's needs: the pictures the application may hold.
+    let spares: Int
+    /// The driver's limit, if any.
+    let limit: Int?
+
+    /// Nil when the stream needs more surfaces than `limit`.
+    init?(libavcodecSurfaces: Int, references: Int, reorderDepth: Int, spares: Int, limit: Int?) {
+        let reorder = max(0, reorderDepth)
+        let needed = libavcodecSurfaces + reorder
+        self.limit = limit
+        guard let limit, needed + spares > limit else {
+            size = needed + spares
+            self.spares = spares
+            return
+        }
+        // The stream's own needs: its references (libavcodec's count less the picture being
+        // decoded when the codec does not say), the reorder depth and the picture being decoded.
+        let references = references > 0 ? min(references, libavcodecSurfaces - 1) : libavcodecSurfaces - 1
+        let tight = 1 + references + reorder
+        guard tight <= limit else { return nil }
+        size = limit
+        // Within the limit, libavcodec's own count stands; beyond it, the stream's own needs.
+        self.spares = limit - (needed <= limit ? needed : tight)
+    }
+
+    /// `"21 surfaces (4 for the application)"`, with the limit when there is one.
+    var description: String {
+        "\(size) surfaces (\(spares) for the application)" + (limit.map { ", driver limit \($0)" } ?? "")
     }
 }

@@ -1,14 +1,58 @@
 internal import CFFmpeg
 internal import CVAAPI
+import Synchronization
 
-/// Reads VA surfaces back to CPU memory for a pixel buffer's lock.
+/// Reads VA surfaces back to CPU memory for a pixel buffer's lock, the way the surface's driver
+/// reads fastest (``DriverQuirks/readBack``):
+/// - `vaDeriveImage` (iHD): the surface itself, mapped; no copy.
+/// - `vaGetImage` (every other driver): a copy into an image of the surface's format and size
+///   taken from the device's ``ImageCache``, so that no image is created per lock.
 ///
-/// `vaCreateImage` + `vaGetImage` + `vaMapBuffer`, not `vaDeriveImage`: a derived image maps the
-/// surface itself, which on many Intel GPUs is uncached, tiled memory that reads an order of
-/// magnitude slower than the copy `vaGetImage` makes into cached memory.
+/// Every read-back first synchronises the surface: on drivers that report no decode errors the
+/// decoder never did (see ``VAAPIBackend``).
 enum SurfaceMapping {
-    /// A software frame (NV12 or P010) whose planes are a fresh read-back of a VA frame's surface,
-    /// cropped as the VA frame is; the image is unmapped and destroyed when the frame is freed.
+    /// The open devices, by display, so that a frame's display leads to its driver's quirks.
+    private static let devices = Mutex<[UInt: WeakDevice]>([:])
+
+    private struct WeakDevice {
+        weak var device: VADevice?
+    }
+
+    /// Records `device` for the frames decoded on its display.
+    static func register(_ device: VADevice) {
+        devices.withLock { $0[UInt(bitPattern: device.display)] = WeakDevice(device: device) }
+    }
+
+    /// Forgets a display (its device is going away).
+    static func unregister(_ display: VADisplay) {
+        _ = devices.withLock { $0.removeValue(forKey: UInt(bitPattern: display)) }
+    }
+
+    /// The device whose display is `display`, while it is alive.
+    static func device(of display: VADisplay) -> VADevice? {
+        devices.withLock { $0[UInt(bitPattern: display)]?.device }
+    }
+
+    /// Waits until the GPU has finished the surface's picture (`vaSyncSurface`).
+    ///
+    /// - Throws: ``VTError/videoDecoderBadData`` when the driver says the picture has decode
+    ///   errors (`VA_STATUS_ERROR_DECODING_ERROR`: the stream is damaged, the GPU is fine);
+    ///   ``VTError/videoDecoderMalfunction`` for any other failure.
+    static func synchronize(_ display: VADisplay, _ surface: VASurfaceID) throws(VTError) {
+        let status = vaSyncSurface(display, surface)
+        guard status != CVAAPI_STATUS_SUCCESS else { return }
+        if status == VA_STATUS_ERROR_DECODING_ERROR {
+            throw VAStatusCheck.error(
+                status, "vaSyncSurface", as: .videoDecoderBadData,
+                "the GPU found errors in the picture's data (the stream is damaged)")
+        }
+        throw VAStatusCheck.error(
+            status, "vaSyncSurface", as: .videoDecoderMalfunction, "the GPU failed to finish the picture")
+    }
+
+    /// A software frame (NV12 or P010) whose planes are a read-back of a VA frame's surface,
+    /// cropped as the VA frame is; the image goes back to its cache (or a derived image is
+    /// destroyed) when the frame is freed.
     static func map(_ frame: UnsafePointer<AVFrame>) throws(VTError) -> FrameReference {
         guard let display = CFFmpeg_frame_vaapi_display(frame) else {
             throw VTError.parameter.with("the frame is not a VA surface")
@@ -19,21 +63,26 @@ enum SurfaceMapping {
         var surfaceWidth: Int32 = 0
         var surfaceHeight: Int32 = 0
         CFFmpeg_frame_hw_size(frame, &surfaceWidth, &surfaceHeight)
-        try VAStatusCheck.check(
-            vaSyncSurface(display, surface), "vaSyncSurface", as: .videoDecoderMalfunction,
-            "waiting for the GPU to finish the picture")
-        var format = VAImageFormat()
-        format.fourcc = is10Bit ? CVAAPI_FOURCC_P010 : CVAAPI_FOURCC_NV12
-        format.byte_order = UInt32(VA_LSB_FIRST)
-        format.bits_per_pixel = is10Bit ? 24 : 12
-        var image = VAImage()
-        try VAStatusCheck.check(
-            vaCreateImage(display, &format, surfaceWidth, surfaceHeight, &image), "vaCreateImage",
-            as: .allocationFailed, "creating an image to read the surface into")
-        let mapping = ImageMapping(display: display, image: image)
-        try VAStatusCheck.check(
-            vaGetImage(display, surface, 0, 0, UInt32(surfaceWidth), UInt32(surfaceHeight), image.image_id),
-            "vaGetImage", as: .videoDecoderMalfunction, "reading the surface back from the GPU")
+        try synchronize(display, surface)
+        let device = device(of: display)
+        let mapping: ImageMapping
+        if device?.quirks.readBack == .deriveImage, let derived = derive(display, surface, device: device) {
+            mapping = derived
+        } else {
+            let key = ImageCache.Key(
+                fourCC: is10Bit ? CVAAPI_FOURCC_P010 : CVAAPI_FOURCC_NV12, width: surfaceWidth, height: surfaceHeight)
+            let image: VAImage
+            if let device {
+                image = try device.images.take(key)
+            } else {
+                image = try ImageCache.create(display, key)
+            }
+            mapping = ImageMapping(display: display, image: image, device: device, key: key)
+            try VAStatusCheck.check(
+                vaGetImage(display, surface, 0, 0, UInt32(surfaceWidth), UInt32(surfaceHeight), image.image_id),
+                "vaGetImage", as: .videoDecoderMalfunction, "reading the surface back from the GPU")
+        }
+        var image = mapping.image
         var base: UnsafeMutableRawPointer?
         try VAStatusCheck.check(
             vaMapBuffer(display, image.buf, &base), "vaMapBuffer", as: .allocationFailed, "mapping the image")
@@ -77,6 +126,14 @@ enum SurfaceMapping {
         return reference
     }
 
+    /// The surface mapped through `vaDeriveImage`, or nil when the driver refuses (Mesa refuses
+    /// interlaced surfaces, for example): the caller then copies with `vaGetImage`.
+    private static func derive(_ display: VADisplay, _ surface: VASurfaceID, device: VADevice?) -> ImageMapping? {
+        var image = VAImage()
+        guard vaDeriveImage(display, surface, &image) == CVAAPI_STATUS_SUCCESS else { return nil }
+        return ImageMapping(display: display, image: image, device: device, key: nil)
+    }
+
     /// Copies a VA frame into a new software frame of its own (for writing).
     static func download(_ frame: UnsafePointer<AVFrame>) throws(VTError) -> FrameReference {
         let mapped = try map(frame)
@@ -93,22 +150,105 @@ enum SurfaceMapping {
     }
 }
 
-/// An image read back from a surface, destroyed when the last plane reference goes.
+/// Images for `vaGetImage` read-backs, kept per format and size for reuse: a lock takes one, its
+/// release gives it back. At most ``ImageCache/keptPerKey`` of each are kept; all are destroyed
+/// with the device, before its display is terminated.
+final class ImageCache: @unchecked Sendable {
+    // Unchecked Sendable: `display` is immutable; the images are behind the mutex.
+
+    /// A read-back image's format and size.
+    struct Key: Hashable, Sendable {
+        var fourCC: UInt32
+        var width: Int32
+        var height: Int32
+    }
+
+    /// How many idle images of one format and size are kept.
+    static let keptPerKey = 4
+
+    private let display: VADisplay
+    private let idle = Mutex<[Key: [VAImageID: VAImage]]>([:])
+    private let created = Atomic<Int>(0)
+
+    init(display: VADisplay) {
+        self.display = display
+    }
+
+    /// Images created so far (for tests: reuse keeps it flat).
+    var createdCount: Int { created.load(ordering: .relaxed) }
+
+    /// An idle image of that format and size, or a new one.
+    func take(_ key: Key) throws(VTError) -> VAImage {
+        let reused = idle.withLock { images -> VAImage? in
+            guard let entry = images[key]?.first else { return nil }
+            images[key]?[entry.key] = nil
+            return entry.value
+        }
+        if let reused { return reused }
+        created.add(1, ordering: .relaxed)
+        return try Self.create(display, key)
+    }
+
+    /// Gives an image back for reuse (or destroys it when enough are kept).
+    func giveBack(_ image: VAImage, _ key: Key) {
+        let kept = idle.withLock { images -> Bool in
+            guard images[key, default: [:]].count < Self.keptPerKey else { return false }
+            images[key, default: [:]][image.image_id] = image
+            return true
+        }
+        if !kept { vaDestroyImage(display, image.image_id) }
+    }
+
+    /// Destroys every idle image.
+    func destroyAll() {
+        let images = idle.withLock { images in
+            defer { images.removeAll() }
+            return images.values.flatMap(\.keys)
+        }
+        for image in images { vaDestroyImage(display, image) }
+    }
+
+    /// A new image (`vaCreateImage`).
+    static func create(_ display: VADisplay, _ key: Key) throws(VTError) -> VAImage {
+        var format = VAImageFormat()
+        format.fourcc = key.fourCC
+        format.byte_order = UInt32(VA_LSB_FIRST)
+        format.bits_per_pixel = key.fourCC == CVAAPI_FOURCC_P010 ? 24 : 12
+        var image = VAImage()
+        try VAStatusCheck.check(
+            vaCreateImage(display, &format, key.width, key.height, &image), "vaCreateImage",
+            as: .allocationFailed, "creating an image to read the surface into")
+        return image
+    }
+}
+
+/// An image read back from a surface, given back to its cache (or destroyed, when derived or
+/// without a device) when the last plane reference goes.
 ///
 /// Unchecked `Sendable`: immutable apart from `isMapped`, which is set once before the frame that
 /// owns the mapping is shared; libva's calls are thread-safe.
 private final class ImageMapping: @unchecked Sendable {
     let display: VADisplay
     let image: VAImage
+    /// Keeps the display alive while the image is mapped, and takes the image back.
+    let device: VADevice?
+    /// The cache key; nil for a derived image, which belongs to its surface.
+    let key: ImageCache.Key?
     var isMapped = false
 
-    init(display: VADisplay, image: VAImage) {
+    init(display: VADisplay, image: VAImage, device: VADevice?, key: ImageCache.Key?) {
         self.display = display
         self.image = image
+        self.device = device
+        self.key = key
     }
 
     deinit {
         if isMapped { vaUnmapBuffer(display, image.buf) }
-        vaDestroyImage(display, image.image_id)
+        if let key, let device {
+            device.images.giveBack(image, key)
+        } else {
+            vaDestroyImage(display, image.image_id)
+        }
     }
 }

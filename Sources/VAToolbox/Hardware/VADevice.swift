@@ -13,11 +13,13 @@ import Synchronization
 /// for profile in device.capabilities.decodeProfiles { print(profile) }
 /// ```
 ///
-/// Opening a path a second time returns the same device while the first is in use: the display
-/// is queried once and shared by every session on that node (libva and its drivers are
-/// thread-safe per display). The display is terminated and the node closed when the last
-/// session, and the last pixel buffer decoded on it, are gone — in that order: surfaces, then
-/// the display (`vaTerminate`), then the file descriptor.
+/// Opening a path a second time returns the same device while the first is in use: its
+/// capabilities are queried once. Each decoder then decodes on a display of its own
+/// (``openSeparate(like:)``): a driver's per-display state (Mesa takes a per-display lock on every
+/// call; the fault records of ``DriverTableHooks`` are per display) is not shared between
+/// sessions. The display is terminated and the node closed when the last session, and the last
+/// pixel buffer decoded on it, are gone — in that order: surfaces, then the display
+/// (`vaTerminate`), then the file descriptor.
 ///
 /// `LIBVA_DRIVER_NAME` and `LIBVA_DRIVERS_PATH` choose the driver as they do for every libva
 /// program.
@@ -33,11 +35,15 @@ public final class VADevice: @unchecked Sendable, CustomStringConvertible {
     public let apiVersion: String
     /// What the driver decodes.
     public let capabilities: HardwareCapabilities
+    /// How VAToolbox treats this driver (read-back, synchronisation, surface limit, export).
+    public let quirks: DriverQuirks
 
     /// The initialised display.
     let display: VADisplay
     /// Failed decodes, by surface.
     let faults: DriverTableHooks?
+    /// Images kept for reading surfaces back (`vaGetImage`), by format and size.
+    let images: ImageCache
     private let fd: Int32
     private let messages: VAMessageLog
 
@@ -71,45 +77,100 @@ public final class VADevice: @unchecked Sendable, CustomStringConvertible {
         weak var device: VADevice?
     }
 
-    private init(path: String) throws(VTError) {
+    /// A new display on the node `device` was opened on, for one decoder: its driver state,
+    /// and the fault records of its decodes, are its own. The capabilities are `device`'s (not
+    /// queried again).
+    ///
+    /// - Throws: What opening `device`'s node throws.
+    static func openSeparate(like device: VADevice) throws(VTError) -> VADevice {
+        // Under the devices' lock: opening may set NVD_BACKEND in the environment.
+        let result: Result<VADevice, VTError> = openDevices.withLock { _ in
+            do throws(VTError) {
+                return .success(try VADevice(path: device.renderNode.path, capabilities: device.capabilities))
+            } catch {
+                return .failure(error)
+            }
+        }
+        return try result.get()
+    }
+
+    private init(path: String, capabilities known: HardwareCapabilities? = nil) throws(VTError) {
         let node = RenderNode(path: path)
         let fd = try RenderNode.open(path).get()
-        guard let display = vaGetDisplayDRM(fd) else {
-            close(fd)
-            throw VTError.couldNotFindVideoDecoder.with(
-                "libva does not accept \(path) as a DRM render node",
-                hint: "pass a /dev/dri/renderD* node, not a card node")
-        }
-        let messages = VAMessageLog()
-        messages.attach(to: display)
-        var major: Int32 = 0
-        var minor: Int32 = 0
-        let status = vaInitialize(display, &major, &minor)
-        guard status == CVAAPI_STATUS_SUCCESS else {
-            let said = messages.drain().joined(separator: "; ")
-            vaTerminate(display)
-            close(fd)
-            let driver = getenv("LIBVA_DRIVER_NAME").map { " '\(String(cString: $0))'" } ?? ""
-            throw VTError.couldNotFindVideoDecoder.with(
-                "no VA-API driver\(driver) could be loaded for \(node)" + (said.isEmpty ? "" : " (libva: \(said))"),
-                cause: VAStatusCheck.cause(status, "vaInitialize"),
-                hint: "install the driver for the GPU: intel-media-va-driver (Intel Broadwell and newer), "
-                    + "i965-va-driver (older Intel) or mesa-va-drivers (AMD); LIBVA_DRIVER_NAME selects one")
-        }
+        let opened = try Self.initialize(fd: fd, node: node)
         self.renderNode = node
         self.fd = fd
-        self.display = display
-        self.messages = messages
-        self.vendor = vaQueryVendorString(display).map { String(cString: $0) } ?? "unknown"
-        self.apiVersion = "\(major).\(minor)"
-        self.capabilities = Self.queryCapabilities(display)
-        self.faults = DriverTableHooks(display: display)
+        self.display = opened.display
+        self.messages = opened.messages
+        self.vendor = opened.vendor
+        self.apiVersion = opened.apiVersion
+        self.quirks = DriverQuirks(vendor: opened.vendor)
+        self.capabilities = known ?? Self.queryCapabilities(opened.display)
+        self.faults = DriverTableHooks(display: opened.display)
+        self.images = ImageCache(display: opened.display)
+        SurfaceMapping.register(self)
     }
 
     deinit {
+        SurfaceMapping.unregister(display)
+        images.destroyAll()
         faults?.detach()
         vaTerminate(display)
         close(fd)
+    }
+
+    /// An initialised display on `fd`, choosing the driver where libva would choose wrongly and
+    /// setting the nvidia driver's back end when the caller did not.
+    private static func initialize(fd: Int32, node: RenderNode) throws(VTError) -> (
+        display: VADisplay, messages: VAMessageLog, vendor: String, apiVersion: String
+    ) {
+        let callerChoseBackend = getenv("NVD_BACKEND") != nil
+        let driverOverride = DriverLoading.driverName(
+            kernelDriver: node.kernelDriver,
+            libvaDriverName: getenv("LIBVA_DRIVER_NAME").map { String(cString: $0) })
+        if DriverLoading.isNVIDIA(
+            kernelDriver: node.kernelDriver, libvaDriverName: getenv("LIBVA_DRIVER_NAME").map { String(cString: $0) })
+        {
+            DriverLoading.defaultNVIDIABackend()
+        }
+        var attempt = 0
+        while true {
+            attempt += 1
+            guard let display = vaGetDisplayDRM(fd) else {
+                close(fd)
+                throw VTError.couldNotFindVideoDecoder.with(
+                    "libva does not accept \(node.path) as a DRM render node",
+                    hint: "pass a /dev/dri/renderD* node, not a card node")
+            }
+            let messages = VAMessageLog()
+            messages.attach(to: display)
+            if let driverOverride {
+                _ = driverOverride.withCString { vaSetDriverName(display, UnsafeMutablePointer(mutating: $0)) }
+            }
+            var major: Int32 = 0
+            var minor: Int32 = 0
+            let status = vaInitialize(display, &major, &minor)
+            guard status == CVAAPI_STATUS_SUCCESS else {
+                let said = messages.drain().joined(separator: "; ")
+                vaTerminate(display)
+                close(fd)
+                let driver = getenv("LIBVA_DRIVER_NAME").map { " '\(String(cString: $0))'" } ?? ""
+                throw VTError.couldNotFindVideoDecoder.with(
+                    "no VA-API driver\(driver) could be loaded for \(node)" + (said.isEmpty ? "" : " (libva: \(said))"),
+                    cause: VAStatusCheck.cause(status, "vaInitialize"),
+                    hint: DriverLoading.installHint(kernelDriver: node.kernelDriver))
+            }
+            let vendor = vaQueryVendorString(display).map { String(cString: $0) } ?? "unknown"
+            // nvidia-vaapi-driver reads NVD_BACKEND when it loads; a driver that came up on its EGL
+            // back end (which cannot export on current NVIDIA drivers) is loaded again on the
+            // direct one, unless the caller chose.
+            if attempt == 1, !callerChoseBackend, DriverLoading.isNVIDIAEGLBackend(vendor: vendor) {
+                DriverLoading.defaultNVIDIABackend()
+                vaTerminate(display)
+                continue
+            }
+            return (display, messages, vendor, "\(major).\(minor)")
+        }
     }
 
     /// libva's messages since the last call (driver loading, errors), for failure reasons.

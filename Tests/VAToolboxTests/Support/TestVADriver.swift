@@ -140,8 +140,12 @@ enum TestVADriver {
     /// The fault variables the driver reads.
     static let faultVariables = [
         "VATB_FAIL_CREATE_CONFIG", "VATB_FAIL_CREATE_CONTEXT", "VATB_FAIL_END_PICTURE", "VATB_FAIL_SYNC",
-        "VATB_UNSUPPORTED_PROFILES", "VATB_MAX_SIZE", "VATB_TRACE",
+        "VATB_UNSUPPORTED_PROFILES", "VATB_MAX_SIZE", "VATB_TRACE", "VATB_PERSONALITY", "VATB_CORRUPT_PICTURE",
+        "VATB_FAULT_PROFILES", "VATB_LATENCY_US", "VATB_QUEUE_DEPTH", "NVD_BACKEND",
     ]
+
+    /// The driver personalities (`VATB_PERSONALITY`), nil for the test driver's own behaviour.
+    static let personalities: [String?] = [nil, "ihd", "i965", "mesa", "nvidia"]
 }
 
 /// A failure of a test's setup, with a message.

@@ -1,0 +1,102 @@
+/// What VAToolbox does differently for each VA driver, keyed on the driver's vendor string as
+/// FFmpeg keys its own quirks (`libavutil/hwcontext_vaapi.c`, `vaapi_driver_quirks_table`).
+///
+/// VA-API says nothing of these differences, so they are data here, each with its source:
+///
+/// | driver | read-back | decode errors | render targets | export |
+/// |---|---|---|---|---|
+/// | iHD (intel/media-driver) | `vaDeriveImage` | `vaSyncSurface` returns `VA_STATUS_ERROR_DECODING_ERROR` | — | separate or composed, CCS planes |
+/// | i965 (intel-vaapi-driver) | `vaGetImage` (a blit) | none | — | separate or composed |
+/// | Mesa (gallium `frontends/va`) | `vaGetImage` | none | — | separate or composed; not interlaced surfaces |
+/// | nvidia-vaapi-driver | `vaGetImage` (no derive) | none | 32 | separate layers only |
+/// | any other | `vaGetImage` | assumed, as iHD | — | separate or composed |
+public struct DriverQuirks: Sendable, Hashable, CustomStringConvertible {
+    /// The driver family, from the vendor string.
+    public enum Driver: String, Sendable, Hashable {
+        /// intel/media-driver: "Intel iHD driver for Intel(R) Gen Graphics - …".
+        case intelIHD = "iHD"
+        /// intel/intel-vaapi-driver: "Intel i965 driver for Intel(R) … - …".
+        case intelI965 = "i965"
+        /// Mesa's gallium VA front end (radeonsi, …): "Mesa Gallium driver … for …".
+        case mesa = "Mesa"
+        /// elFarto/nvidia-vaapi-driver: "VA-API NVDEC driver [direct backend]".
+        case nvidia = "nvidia"
+        /// Anything else (the test driver without a personality among them).
+        case other = "other"
+    }
+
+    /// How a locked pixel buffer reads its surface.
+    public enum ReadBack: String, Sendable, Hashable {
+        /// `vaDeriveImage`: map the surface itself, no copy.
+        case deriveImage = "vaDeriveImage"
+        /// `vaGetImage` into an image kept for reuse, then map the image.
+        case getImage = "vaGetImage"
+    }
+
+    /// The driver family.
+    public let driver: Driver
+    /// How surfaces are read back.
+    ///
+    /// iHD maps with `vaDeriveImage` (GStreamer's `va` plugin does the same: iHD's `vaGetImage`
+    /// is a detiling copy, slow on some parts). i965's `vaGetImage` is a fast blit, Mesa refuses
+    /// to derive interlaced surfaces (`image.c` `vlVaDeriveImage`), and nvidia has no
+    /// `vaDeriveImage` (`vabackend.c` `nvDeriveImage`).
+    public let readBack: ReadBack
+    /// Whether the driver reports damaged pictures through `vaSyncSurface`
+    /// (`VA_STATUS_ERROR_DECODING_ERROR`), so that each picture must be synchronised before it
+    /// is handed out to learn its status.
+    ///
+    /// iHD does (`media_libva.cpp` `DdiMedia_SyncSurface`). Mesa (`vlVaSyncSurface`), nvidia
+    /// (`nvSyncSurface`) and i965 (`i965_SyncSurface`) never do: their pictures are
+    /// synchronised only when a pixel buffer is locked, exported or copied. An unknown driver is
+    /// treated as iHD.
+    public let reportsDecodeErrorsAtSync: Bool
+    /// The most surfaces a decoder may use, when the driver has a limit no VA attribute reports:
+    /// 32 on nvidia (`vabackend.c` `nvCreateContext` clamps `ulNumDecodeSurfaces`, and the 33rd
+    /// surface's picture fails to decode).
+    public let renderTargetLimit: Int?
+    /// Whether the driver exports a surface as one composed layer; nvidia exports separate
+    /// layers only (`nvExportSurfaceHandle`).
+    public let exportsComposedLayers: Bool
+
+    /// The quirks of the driver whose vendor string (`vaQueryVendorString`) is `vendor`.
+    public init(vendor: String) {
+        let driver: Driver
+        if vendor.hasPrefix("Intel iHD driver") {
+            driver = .intelIHD
+        } else if vendor.hasPrefix("Intel i965 driver") {
+            driver = .intelI965
+        } else if vendor.hasPrefix("Mesa Gallium driver") {
+            driver = .mesa
+        } else if vendor.hasPrefix("VA-API NVDEC driver") {
+            driver = .nvidia
+        } else {
+            driver = .other
+        }
+        self.driver = driver
+        readBack = driver == .intelIHD ? .deriveImage : .getImage
+        reportsDecodeErrorsAtSync = driver == .intelIHD || driver == .other
+        renderTargetLimit = driver == .nvidia ? 32 : nil
+        exportsComposedLayers = driver != .nvidia
+    }
+
+    /// How a decoder's surface pool is sized on this driver (``SurfacePool``), in words:
+    /// `"libavcodec's reference surfaces + the stream's reorder depth + 4 spares (+ minimumBufferCount),
+    /// at most 32"`.
+    public var surfacePoolRule: String {
+        "libavcodec's reference surfaces + the stream's reorder depth + \(DecoderSelection.defaultHeldSurfaces) "
+            + "spares (+ minimumBufferCount)" + (renderTargetLimit.map { ", at most \($0)" } ?? "")
+    }
+
+    /// `"iHD: read-back vaDeriveImage, sync at hand-out (decode errors), no render-target limit,
+    /// export separate layers (composed too)"`.
+    public var description: String {
+        let sync =
+            reportsDecodeErrorsAtSync
+            ? "sync at hand-out (the driver reports decode errors there)"
+            : "sync at lock/export only (the driver reports no decode errors)"
+        let limit = renderTargetLimit.map { "at most \($0) surfaces per decoder" } ?? "no surface limit"
+        let export = exportsComposedLayers ? "separate layers (composed on request)" : "separate layers only"
+        return "\(driver.rawValue): read-back \(readBack.rawValue), \(sync), \(limit), export \(export)"
+    }
+}

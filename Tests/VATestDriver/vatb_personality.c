@@ -1,0 +1,204 @@
+// Driver personalities: what `VATB_PERSONALITY` changes, each behaviour cited to the real
+// driver's source file and function.
+#define _GNU_SOURCE 1
+
+#include "vatb_personality.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+// DRM fourccs and modifiers (drm_fourcc.h's fourcc_code and fourcc_mod_code), spelled out so
+// that no libdrm header is needed.
+#define DRM_FOURCC(a, b, c, d) ((uint32_t)(a) | ((uint32_t)(b) << 8) | ((uint32_t)(c) << 16) | ((uint32_t)(d) << 24))
+#define DRM_MODIFIER(vendor, value) (((uint64_t)(vendor) << 56) | ((uint64_t)(value) & 0x00ffffffffffffffull))
+#define FORMAT_NV12 DRM_FOURCC('N', 'V', '1', '2')
+#define FORMAT_P010 DRM_FOURCC('P', '0', '1', '0')
+#define FORMAT_R8 DRM_FOURCC('R', '8', ' ', ' ')
+#define FORMAT_R16 DRM_FOURCC('R', '1', '6', ' ')
+#define FORMAT_GR88 DRM_FOURCC('G', 'R', '8', '8')
+#define FORMAT_RG88 DRM_FOURCC('R', 'G', '8', '8')
+#define FORMAT_GR1616 DRM_FOURCC('G', 'R', '3', '2')
+#define FORMAT_RG1616 DRM_FOURCC('R', 'G', '3', '2')
+#define MODIFIER_LINEAR 0ull
+// I915_FORMAT_MOD_Y_TILED = fourcc_mod_code(INTEL, 2)
+#define MODIFIER_INTEL_Y_TILED DRM_MODIFIER(0x01, 2)
+// I915_FORMAT_MOD_Y_TILED_GEN12_MC_CCS = fourcc_mod_code(INTEL, 7): media compression, with a
+// CCS auxiliary plane per plane.
+#define MODIFIER_INTEL_GEN12_MC_CCS DRM_MODIFIER(0x01, 7)
+// DRM_FORMAT_MOD_NVIDIA_BLOCK_LINEAR_2D(0, 1, 2, 0x06, 4) = fourcc_mod_code(NVIDIA, 0x10 | h |
+// kind << 12 | gen << 20 | sector << 22): one block-linear layout (the parameters are an example;
+// the real driver's depend on the GPU).
+#define MODIFIER_NVIDIA_BLOCK_LINEAR DRM_MODIFIER(0x03, 0x10 | 4 | (0x06 << 12) | (2 << 20) | (1 << 22))
+
+static const VATBPersonality personalities[] = {
+    {
+        .kind = VATB_PERSONALITY_TEST,
+        .name = "",
+        .derives_images = true,
+        .exports_composed_layers = true,
+        .chroma_layer_format_8 = FORMAT_GR88,
+        .chroma_layer_format_16 = FORMAT_GR1616,
+        .modifier = MODIFIER_LINEAR,
+        .reports_decode_errors = true,
+    },
+    // intel/media-driver (iHD).
+    // - vaDeriveImage maps the surface (media_libva.cpp DdiMedia_DeriveImage); GStreamer's va
+    //   plugin maps with it on iHD.
+    // - Exports both layouts with the surface's tiling and, where media compression is on (Gen12
+    //   and later), a CCS auxiliary plane after each plane, with the
+    //   I915_FORMAT_MOD_Y_TILED_GEN12_MC_CCS modifier (media_libva.cpp DdiMedia_ExportSurfaceHandle:
+    //   num_planes doubles for a compressed surface).
+    // - A picture the hardware reports in error makes vaSyncSurface return
+    //   VA_STATUS_ERROR_DECODING_ERROR (media_libva.cpp DdiMedia_SyncSurface: a completed status
+    //   report with CODECHAL_STATUS_ERROR; vaQuerySurfaceError then lists the macroblocks).
+    {
+        .kind = VATB_PERSONALITY_IHD,
+        .name = "ihd",
+        .derives_images = true,
+        .exports_composed_layers = true,
+        .chroma_layer_format_8 = FORMAT_GR88,
+        .chroma_layer_format_16 = FORMAT_GR1616,
+        .modifier = MODIFIER_INTEL_GEN12_MC_CCS,
+        .compression_planes = true,
+        .reports_decode_errors = true,
+    },
+    // intel/intel-vaapi-driver (i965).
+    // - vaGetImage is a blit into linear memory (i965_drv_video.c i965_GetImage →
+    //   get_image_nv12 / the render ring copy), the path GStreamer uses on i965; vaDeriveImage
+    //   works too (i965_DeriveImage).
+    // - Exports both layouts, Y-tiled (i965_drv_video.c i965_ExportSurfaceHandle:
+    //   I915_FORMAT_MOD_Y_TILED for I915_TILING_Y).
+    // - No decode error reporting: i965_SyncSurface waits for the batch and returns success.
+    {
+        .kind = VATB_PERSONALITY_I965,
+        .name = "i965",
+        .derives_images = true,
+        .exports_composed_layers = true,
+        .chroma_layer_format_8 = FORMAT_GR88,
+        .chroma_layer_format_16 = FORMAT_GR1616,
+        .modifier = MODIFIER_INTEL_Y_TILED,
+    },
+    // Mesa's gallium VA front end (radeonsi).
+    // - vaDeriveImage refuses an interlaced surface with VA_STATUS_ERROR_OPERATION_FAILED
+    //   (src/gallium/frontends/va/image.c vlVaDeriveImage: surf->buffer->interlaced).
+    // - vaExportSurfaceHandle refuses an interlaced surface with VA_STATUS_ERROR_INVALID_SURFACE
+    //   (src/gallium/frontends/va/surface.c vlVaExportSurfaceHandle). Mesa's video buffers are
+    //   interlaced when the decoder writes fields (vlVaEndPicture reallocates the buffer to the
+    //   decoder's preference); here a surface becomes interlaced when a field picture is decoded
+    //   into it.
+    // - No decode errors: vlVaEndPicture submits and vlVaSyncSurface only waits for the fence.
+    {
+        .kind = VATB_PERSONALITY_MESA,
+        .name = "mesa",
+        .derives_images = true,
+        .refuses_interlaced_surfaces = true,
+        .exports_composed_layers = true,
+        .chroma_layer_format_8 = FORMAT_GR88,
+        .chroma_layer_format_16 = FORMAT_GR1616,
+        .modifier = MODIFIER_LINEAR,
+    },
+    // elFarto/nvidia-vaapi-driver.
+    // - No vaDeriveImage: nvDeriveImage returns VA_STATUS_ERROR_OPERATION_FAILED (src/vabackend.c).
+    // - Separate layers only: nvExportSurfaceHandle returns VA_STATUS_ERROR_INVALID_SURFACE without
+    //   VA_EXPORT_SURFACE_SEPARATE_LAYERS (src/vabackend.c); chroma is DRM_FORMAT_RG88 (8-bit) or
+    //   DRM_FORMAT_RG1616 (10-bit) (src/vabackend.c formatsInfo); memory is block-linear
+    //   (src/direct/direct-export-buf.c).
+    // - At most 32 decode surfaces: nvCreateContext clamps ulNumDecodeSurfaces to 32, and
+    //   nvBeginPicture gives each new surface the next picture index, so the 33rd surface's
+    //   picture fails in cuvidDecodePicture and nvEndPicture returns VA_STATUS_ERROR_DECODING_ERROR.
+    // - No decode errors reported: nvSyncSurface waits for the resolve thread and returns success.
+    // - Vendor "VA-API NVDEC driver [direct backend]" or "[egl backend]" (__vaDriverInit, from
+    //   NVD_BACKEND read in the library constructor); the EGL back end cannot export on current
+    //   NVIDIA drivers, which is why NVD_BACKEND=direct is needed.
+    {
+        .kind = VATB_PERSONALITY_NVIDIA,
+        .name = "nvidia",
+        .derives_images = false,
+        .exports_composed_layers = false,
+        .chroma_layer_format_8 = FORMAT_RG88,
+        .chroma_layer_format_16 = FORMAT_RG1616,
+        .modifier = MODIFIER_NVIDIA_BLOCK_LINEAR,
+        .render_target_limit = 32,
+    },
+};
+
+static bool nvidia_egl_backend(void) {
+    const char *backend = getenv("NVD_BACKEND");
+    return backend == NULL || strncmp(backend, "direct", 6) != 0;
+}
+
+const VATBPersonality *vatb_personality_from_environment(char *vendor, size_t size) {
+    const char *name = getenv("VATB_PERSONALITY");
+    const VATBPersonality *personality = &personalities[0];
+    for (size_t i = 1; name != NULL && i < sizeof(personalities) / sizeof(personalities[0]); i++) {
+        if (strcmp(personalities[i].name, name) == 0) personality = &personalities[i];
+    }
+    // The vendor strings the real drivers give (vaQueryVendorString), which FFmpeg's quirk table
+    // (libavutil/hwcontext_vaapi.c vaapi_driver_quirks_table) and VAToolbox read.
+    switch (personality->kind) {
+    case VATB_PERSONALITY_TEST: snprintf(vendor, size, "VAToolbox test driver 1.0"); break;
+    case VATB_PERSONALITY_IHD:
+        // media_libva.cpp DdiMedia__Initialize: "Intel iHD driver for Intel(R) Gen Graphics - " + version.
+        snprintf(vendor, size, "Intel iHD driver for Intel(R) Gen Graphics - 23.1.1 () [VAToolbox test driver]");
+        break;
+    case VATB_PERSONALITY_I965:
+        // i965_drv_video.c i965_Init: "Intel i965 driver for Intel(R) <chipset> - <version>".
+        snprintf(vendor, size, "Intel i965 driver for Intel(R) Kaby Lake - 2.4.1 [VAToolbox test driver]");
+        break;
+    case VATB_PERSONALITY_MESA:
+        // src/gallium/frontends/va/context.c VA_DRIVER_INIT_FUNC: "Mesa Gallium driver <version> for <GPU>".
+        snprintf(vendor, size, "Mesa Gallium driver 22.3.6 for AMD Radeon (VAToolbox test driver)");
+        break;
+    case VATB_PERSONALITY_NVIDIA:
+        snprintf(
+            vendor, size, "VA-API NVDEC driver [%s backend] (VAToolbox test driver)",
+            nvidia_egl_backend() ? "egl" : "direct");
+        break;
+    }
+    return personality;
+}
+
+bool vatb_personality_nvidia_egl_backend(const VATBPersonality *personality) {
+    return personality->kind == VATB_PERSONALITY_NVIDIA && nvidia_egl_backend();
+}
+
+void vatb_personality_fill_export(
+    const VATBPersonality *personality, bool ten_bit, bool composed, uint32_t pitch, uint32_t chroma_offset,
+    uint32_t rows, uint32_t size, VADRMPRIMESurfaceDescriptor *out, uint32_t *extra_bytes
+) {
+    out->objects[0].drm_format_modifier = personality->modifier;
+    // A compression plane per plane: one byte per 8 bytes of a row, rows rounded up to a
+    // multiple of 8, after the surface's memory (its bytes are zero: nothing compressed).
+    uint32_t aux_pitch = (pitch / 8 + 63) / 64 * 64;
+    uint32_t luma_aux_offset = size;
+    uint32_t chroma_aux_offset = size + aux_pitch * rows;
+    uint32_t chroma_rows = (rows + 1) / 2;
+    *extra_bytes = personality->compression_planes ? aux_pitch * (rows + chroma_rows) : 0;
+    if (composed) {
+        out->num_layers = 1;
+        out->layers[0].drm_format = ten_bit ? FORMAT_P010 : FORMAT_NV12;
+        out->layers[0].num_planes = 2;
+        out->layers[0].offset[1] = chroma_offset;
+        out->layers[0].pitch[0] = out->layers[0].pitch[1] = pitch;
+        if (personality->compression_planes) {
+            out->layers[0].num_planes = 4;
+            out->layers[0].offset[2] = luma_aux_offset;
+            out->layers[0].offset[3] = chroma_aux_offset;
+            out->layers[0].pitch[2] = out->layers[0].pitch[3] = aux_pitch;
+        }
+        return;
+    }
+    out->num_layers = 2;
+    out->layers[0].drm_format = ten_bit ? FORMAT_R16 : FORMAT_R8;
+    out->layers[1].drm_format = ten_bit ? personality->chroma_layer_format_16 : personality->chroma_layer_format_8;
+    out->layers[0].num_planes = out->layers[1].num_planes = 1;
+    out->layers[1].offset[0] = chroma_offset;
+    out->layers[0].pitch[0] = out->layers[1].pitch[0] = pitch;
+    if (personality->compression_planes) {
+        out->layers[0].num_planes = out->layers[1].num_planes = 2;
+        out->layers[0].offset[1] = luma_aux_offset;
+        out->layers[1].offset[1] = chroma_aux_offset;
+        out->layers[0].pitch[1] = out->layers[1].pitch[1] = aux_pitch;
+    }
+}

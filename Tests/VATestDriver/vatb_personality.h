@@ -1,0 +1,61 @@
+#pragma once
+// Driver personalities of the test VA driver: `VATB_PERSONALITY=ihd|i965|mesa|nvidia` makes it
+// behave, in the respects VAToolbox depends on, as that real driver does. Each behaviour is cited
+// to the real driver's source in vatb_personality.c. Docs/TestVADriver.md lists them.
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <va/va.h>
+#include <va/va_drmcommon.h>
+
+/// Which real driver the test driver imitates.
+typedef enum VATBPersonalityKind {
+    VATB_PERSONALITY_TEST,   // the test driver itself (no VATB_PERSONALITY)
+    VATB_PERSONALITY_IHD,    // intel/media-driver
+    VATB_PERSONALITY_I965,   // intel/intel-vaapi-driver
+    VATB_PERSONALITY_MESA,   // Mesa's gallium VA front end (radeonsi)
+    VATB_PERSONALITY_NVIDIA, // elFarto/nvidia-vaapi-driver
+} VATBPersonalityKind;
+
+/// What a personality changes.
+typedef struct VATBPersonality {
+    VATBPersonalityKind kind;
+    /// The VATB_PERSONALITY value.
+    const char *name;
+    /// vaDeriveImage works (on surfaces that are not interlaced).
+    bool derives_images;
+    /// vaDeriveImage and vaExportSurfaceHandle refuse a surface that holds field pictures.
+    bool refuses_interlaced_surfaces;
+    /// vaExportSurfaceHandle accepts VA_EXPORT_SURFACE_COMPOSED_LAYERS.
+    bool exports_composed_layers;
+    /// The DRM formats of the chroma layer when exporting separate layers (8-bit, 10-bit).
+    uint32_t chroma_layer_format_8, chroma_layer_format_16;
+    /// The format modifier of exported memory.
+    uint64_t modifier;
+    /// Exports carry a compression (CCS) auxiliary plane after each plane.
+    bool compression_planes;
+    /// How many distinct surfaces a context decodes into; 0 = no limit. The first picture into
+    /// one more surface fails at vaEndPicture.
+    int render_target_limit;
+    /// A picture with macroblock errors makes vaSyncSurface return VA_STATUS_ERROR_DECODING_ERROR.
+    bool reports_decode_errors;
+} VATBPersonality;
+
+/// The personality named by VATB_PERSONALITY (the test driver's own when unset or unknown), with
+/// its vendor string written into `vendor` (`size` bytes; nvidia's names NVD_BACKEND's back end).
+const VATBPersonality *vatb_personality_from_environment(char *vendor, size_t size);
+
+/// Whether an nvidia personality runs the EGL back end (NVD_BACKEND unset or "egl"), whose export
+/// fails on current NVIDIA drivers. Read at driver init, as nvidia-vaapi-driver reads it when it
+/// loads.
+bool vatb_personality_nvidia_egl_backend(const VATBPersonality *personality);
+
+/// The layers and planes of an exported NV12/P010 surface of `pitch` and `chroma_offset` in one
+/// memory object of `size` bytes (compression planes, if any, start at `size` and add
+/// `*extra_bytes` to the object).
+void vatb_personality_fill_export(
+    const VATBPersonality *personality, bool ten_bit, bool composed, uint32_t pitch, uint32_t chroma_offset,
+    uint32_t rows, uint32_t size, VADRMPRIMESurfaceDescriptor *out, uint32_t *extra_bytes
+);
