@@ -205,13 +205,17 @@ public final class DecompressionSession: Sendable {
         state.withLock { !$0.isInvalidated && canAccept(newFormat, in: $0) }
     }
 
-    /// Waits until every asynchronous frame has been decoded and handed out, except those held
-    /// for reordering — `VTDecompressionSessionWaitForAsynchronousFrames`.
+    /// Waits until every asynchronous frame has been decoded and every delayed frame handed out —
+    /// `VTDecompressionSessionWaitForAsynchronousFrames`.
+    ///
+    /// As Apple's does, it finishes the delayed frames itself (see ``finishDelayedFrames()``), so
+    /// that "wait, then invalidate" loses no picture: when it returns, every frame accepted before
+    /// the call has had its output.
     ///
     /// - Throws: ``VTError/invalidSession`` after ``invalidate()``.
     public func waitForAsynchronousFrames() throws(VTError) {
         try checkValid()
-        onQueueSync {}
+        onQueueSync { decoder.finishDelayedFrames() }
     }
 
     /// Hands out every frame the decoder holds back for reordering —
