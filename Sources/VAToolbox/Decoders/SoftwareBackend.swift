@@ -48,4 +48,7 @@ final class SoftwareBackend: DecoderBackend {
     func reconfigure(for format: VideoFormatDescription) {
         decoder.adopt(format)
     }
+
+    /// The threads libavcodec runs: the count asked for, or the one it chose for 0.
+    var decodingThreads: Int { max(1, Int(decoder.context.pointee.thread_count)) }
 }
