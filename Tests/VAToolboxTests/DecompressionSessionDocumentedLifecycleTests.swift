@@ -74,6 +74,57 @@ import Testing
         #expect(digest.finish() == vector.md5)
     }
 
+    // MARK: - Low delay
+
+    /// Streams without reordering, each with its `ffmpeg -f framemd5` oracle.
+    static let streamsWithoutReordering = ["h264-baseline-cavlc.264", "vp8.ivf", "vp9-profile0.ivf", "av1.ivf"]
+
+    static func samplesAndOracle(_ name: String) throws -> ([SampleBuffer], [FrameMD5Oracle.Frame]) {
+        let oracle = try Lifecycle.oracle(name)
+        if name.hasSuffix(".264") { return (try Lifecycle.samples(name), oracle) }
+        let file = try #require(CodecFile.fixtures.first { $0.name == name })
+        return (try file.samples(), oracle)
+    }
+
+    /// `kVTDecodeFrame_EnableAsynchronousDecompression`: "With this bit cleared, the video
+    /// decoder emits every frame before it returns." `kVTDecompressionPropertyKey_RealTime`: the
+    /// session "is being used for realtime playback". In real-time mode a synchronous
+    /// `decodeFrame` on a stream without reordering hands out its own picture before it returns;
+    /// with frame threads (the default, for throughput) the first pictures come calls later.
+    @Test(arguments: streamsWithoutReordering)
+    func realTimeSynchronousDecodeEmitsEachFrameBeforeReturning(stream: String) throws {
+        let (samples, oracle) = try Self.samplesAndOracle(stream)
+        try #require(samples.count == oracle.count)
+        #expect(samples[0].formatDescription.stream.maxNumReorderFrames == 0)
+        for realTime in [false, true] {
+            let collector = OutputCollector()
+            let session = try DecompressionSession(
+                formatDescription: samples[0].formatDescription,
+                decoderSpecification: DecoderSpecification(hardwareAcceleration: .disabled, threadCount: 4),
+                outputHandler: collector.handler)
+            if realTime { try session.setProperty(.realTime, to: true) }
+            var lateCalls = 0
+            for (index, sample) in samples.enumerated() {
+                try session.decodeFrame(sample, frameRefcon: index)
+                let outputs = collector.outputs
+                if outputs.count != index + 1 {
+                    lateCalls += 1
+                    continue
+                }
+                #expect(outputs.last?.frameRefcon as? Int == index, "\(stream) frame \(index)")
+                #expect(outputs.last?.imageBuffer?.md5 == oracle[index].md5, "\(stream) frame \(index)")
+            }
+            try session.waitForAsynchronousFrames()
+            session.invalidate()
+            #expect(collector.outputs.map { $0.imageBuffer?.md5 } == oracle.map(\.md5), "\(stream)")
+            if realTime {
+                #expect(lateCalls == 0, "\(stream): \(lateCalls) calls returned before their picture")
+            } else {
+                #expect(lateCalls > 0, "\(stream): frame threads delayed nothing; the test shows nothing")
+            }
+        }
+    }
+
     // MARK: - Properties
 
     static func cpuSession(

@@ -29,7 +29,9 @@ import Synchronization
 ///   for presentation order then works without the flag.
 /// - **Synchronous** decoding returns after every frame that can be output has been handed to the
 ///   handler; frames held back for reordering come with later calls or with
-///   ``finishDelayedFrames()``. **Asynchronous** decoding returns at once; at most
+///   ``finishDelayedFrames()``. With frame threads (the default, for throughput) libavcodec also
+///   holds pictures back by its thread count; in real-time mode (``realTime``) a stream without
+///   reordering has each picture out before its `decodeFrame` returns. **Asynchronous** decoding returns at once; at most
 ///   ``maximumFramesInFlight`` frames wait for the decoder, and a call beyond that blocks.
 /// - **Damage** gives ``VTError/videoDecoderBadData`` (or ``VTError/videoDecoderReferenceMissing``)
 ///   for the frames it touches; decoding goes on and is clean again from the next sync sample.
