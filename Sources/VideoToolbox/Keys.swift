@@ -1,0 +1,19 @@
+// Decoder specification and session property keys (VTVideoDecoderList.h, VTDecompressionProperties.h).
+// `nonisolated(unsafe)`: Foundation on Linux does not mark `NSString` `Sendable`, but these are
+// immutable constants, stored so that `Unmanaged.passUnretained(key)` points at a live object.
+
+/// Allow the GPU (the default) or, with false, decode on the CPU —
+/// `kVTVideoDecoderSpecification_EnableHardwareAcceleratedVideoDecoder`.
+nonisolated(unsafe) public let kVTVideoDecoderSpecification_EnableHardwareAcceleratedVideoDecoder: CFString =
+    "EnableHardwareAcceleratedVideoDecoder"
+/// Decode on the GPU or fail with `kVTCouldNotFindVideoDecoderErr` —
+/// `kVTVideoDecoderSpecification_RequireHardwareAcceleratedVideoDecoder`.
+nonisolated(unsafe) public let kVTVideoDecoderSpecification_RequireHardwareAcceleratedVideoDecoder: CFString =
+    "RequireHardwareAcceleratedVideoDecoder"
+/// Low-latency decoding, a Boolean — `kVTDecompressionPropertyKey_RealTime`.
+nonisolated(unsafe) public let kVTDecompressionPropertyKey_RealTime: CFString = "RealTime"
+/// Decoding threads, a number (0: one per core) — `kVTDecompressionPropertyKey_ThreadCount`.
+nonisolated(unsafe) public let kVTDecompressionPropertyKey_ThreadCount: CFString = "ThreadCount"
+/// Whether the GPU decodes, read-only — `kVTDecompressionPropertyKey_UsingHardwareAcceleratedVideoDecoder`.
+nonisolated(unsafe) public let kVTDecompressionPropertyKey_UsingHardwareAcceleratedVideoDecoder: CFString =
+    "UsingHardwareAcceleratedVideoDecoder"
