@@ -73,4 +73,237 @@ import Testing
         for image in outputs.compactMap(\.imageBuffer) { image.appendSamples(to: &digest) }
         #expect(digest.finish() == vector.md5)
     }
+
+    // MARK: - Low delay
+
+    /// Streams without reordering, each with its `ffmpeg -f framemd5` oracle.
+    static let streamsWithoutReordering = ["h264-baseline-cavlc.264", "vp8.ivf", "vp9-profile0.ivf", "av1.ivf"]
+
+    static func samplesAndOracle(_ name: String) throws -> ([SampleBuffer], [FrameMD5Oracle.Frame]) {
+        let oracle = try Lifecycle.oracle(name)
+        if name.hasSuffix(".264") { return (try Lifecycle.samples(name), oracle) }
+        let file = try #require(CodecFile.fixtures.first { $0.name == name })
+        return (try file.samples(), oracle)
+    }
+
+    /// `kVTDecodeFrame_EnableAsynchronousDecompression`: "With this bit cleared, the video
+    /// decoder emits every frame before it returns." `kVTDecompressionPropertyKey_RealTime`: the
+    /// session "is being used for realtime playback". In real-time mode a synchronous
+    /// `decodeFrame` on a stream without reordering hands out its own picture before it returns;
+    /// with frame threads (the default, for throughput) the first pictures come calls later.
+    @Test(arguments: streamsWithoutReordering)
+    func realTimeSynchronousDecodeEmitsEachFrameBeforeReturning(stream: String) throws {
+        let (samples, oracle) = try Self.samplesAndOracle(stream)
+        try #require(samples.count == oracle.count)
+        #expect(samples[0].formatDescription.stream.maxNumReorderFrames == 0)
+        for realTime in [false, true] {
+            let collector = OutputCollector()
+            let session = try DecompressionSession(
+                formatDescription: samples[0].formatDescription,
+                decoderSpecification: DecoderSpecification(hardwareAcceleration: .disabled, threadCount: 4),
+                outputHandler: collector.handler)
+            if realTime { try session.setProperty(.realTime, to: true) }
+            var lateCalls = 0
+            for (index, sample) in samples.enumerated() {
+                try session.decodeFrame(sample, frameRefcon: index)
+                let outputs = collector.outputs
+                if outputs.count != index + 1 {
+                    lateCalls += 1
+                    continue
+                }
+                #expect(outputs.last?.frameRefcon as? Int == index, "\(stream) frame \(index)")
+                #expect(outputs.last?.imageBuffer?.md5 == oracle[index].md5, "\(stream) frame \(index)")
+            }
+            try session.waitForAsynchronousFrames()
+            session.invalidate()
+            #expect(collector.outputs.map { $0.imageBuffer?.md5 } == oracle.map(\.md5), "\(stream)")
+            if realTime {
+                #expect(lateCalls == 0, "\(stream): \(lateCalls) calls returned before their picture")
+            } else {
+                #expect(lateCalls > 0, "\(stream): frame threads delayed nothing; the test shows nothing")
+            }
+        }
+    }
+
+    // MARK: - Properties
+
+    static func cpuSession(
+        _ stream: String, threads: Int = 0, attributes: ImageBufferAttributes? = nil, collector: OutputCollector
+    ) throws -> (DecompressionSession, [SampleBuffer]) {
+        let samples = try Lifecycle.samples(stream)
+        let session = try DecompressionSession(
+            formatDescription: samples[0].formatDescription,
+            decoderSpecification: DecoderSpecification(hardwareAcceleration: .disabled, threadCount: threads),
+            imageBufferAttributes: attributes, outputHandler: collector.handler)
+        return (session, samples)
+    }
+
+    /// `VTSessionCopyProperty` returns "kVTPropertyNotSupportedErr for unrecognized or unsupported
+    /// properties"; a property documented "Read-only" cannot be set (`kVTPropertyReadOnlyErr`);
+    /// `VTSessionSetProperty`: "Setting a property value to NULL restores the default value."
+    @Test func everyDocumentedKeyAnswersByItsAccess() throws {
+        let (session, _) = try Self.cpuSession(Self.bpyramid, collector: OutputCollector())
+        defer { session.invalidate() }
+        var counts: [DecompressionPropertyKey.Access: Int] = [:]
+        for key in DecompressionPropertyKey.allDocumented {
+            counts[key.access, default: 0] += 1
+            switch key.access {
+            case .notSupported:
+                #expect(throws: VTError.propertyNotSupported, "\(key)") { _ = try session.property(key) }
+                #expect(throws: VTError.propertyNotSupported, "\(key)") { try session.setProperty(key, to: true) }
+            case .readOnly:
+                #expect(throws: Never.self, "\(key)") { _ = try session.property(key) }
+                let error = #expect(throws: VTError.self, "\(key)") { try session.setProperty(key, to: nil) }
+                #expect(error?.status == -12901, "\(key)")
+            case .readWrite:
+                let before = try session.property(key)
+                try session.setProperty(key, to: nil)  // the default
+                #expect(try session.property(key) != nil, "\(key)")
+                _ = before
+            }
+        }
+        #expect(counts == [.readWrite: 5, .readOnly: 7, .notSupported: 18])
+        let unknown = #expect(throws: VTError.self) {
+            _ = try session.property(DecompressionPropertyKey(rawValue: "unsupported"))
+        }
+        #expect(unknown?.status == -12900)
+        #expect(DecompressionPropertyKey.realTime.rawValue == "RealTime")
+        #expect(
+            DecompressionPropertyKey.usingHardwareAcceleratedVideoDecoder.rawValue
+                == "UsingHardwareAcceleratedVideoDecoder")
+    }
+
+    /// `kVTDecompressionPropertyKey_UsingHardwareAcceleratedVideoDecoder`: "You can query this
+    /// property using VTSessionCopyProperty after you have enabled hardware accelerated decode
+    /// […] to see if a hardware accelerated decoder was selected." `kVTDecompressionPropertyKey_RealTime`:
+    /// "Setting the property to NULL is equivalent to setting it to kCFBooleanTrue."
+    @Test func valuesReadBackAsAppleDescribesThem() throws {
+        let (session, _) = try Self.cpuSession(Self.bpyramid, threads: 2, collector: OutputCollector())
+        defer { session.invalidate() }
+        #expect(try session.property(.usingHardwareAcceleratedVideoDecoder) as? Bool == false)
+        #expect(try session.property(.usingGPURegistryID) == nil)
+        #expect(try session.property(.pixelBufferPoolIsShared) as? Bool == false)
+        #expect(try session.property(.realTime) as? Bool == false)
+        try session.setProperty(.realTime, to: nil)
+        #expect(try session.property(.realTime) as? Bool == true)
+        #expect(session.realTime)
+        try session.setProperty(.realTime, to: false)
+        #expect(!session.realTime)
+        #expect(try session.property(.maximizePowerEfficiency) as? Bool == false)
+        #expect(try session.property(.threadCount) as? Int == 2)
+        #expect(try session.property(.fieldMode) as? String == FieldMode.bothFields)
+        try session.setProperty(.fieldMode, to: FieldMode.bothFields)
+        #expect(throws: VTError.propertyNotSupported) {
+            try session.setProperty(.fieldMode, to: FieldMode.topFieldOnly)
+        }
+        // Values of the wrong type, or out of range, are parameter errors.
+        #expect(throws: VTError.parameter) { try session.setProperty(.realTime, to: 1) }
+        #expect(throws: VTError.parameter) { try session.setProperty(.threadCount, to: "four") }
+        #expect(throws: VTError.parameter) { try session.setProperty(.threadCount, to: -1) }
+        session.invalidate()
+        #expect(throws: VTError.invalidSession) { _ = try session.property(.threadCount) }
+        #expect(throws: VTError.invalidSession) { try session.setProperty(.threadCount, to: 1) }
+    }
+
+    /// `kVTDecompressionPropertyKey_ThreadCount`: "Gets number of threads used by codec or
+    /// suggests number of threads to use." Set on a live session: at once before the first
+    /// frame, and from the next finish later; the pictures stay ffmpeg's throughout.
+    @Test func threadCountChangesOnALiveSession() throws {
+        let collector = OutputCollector()
+        let (session, samples) = try Self.cpuSession(Self.bpyramid, collector: collector)
+        let oracle = try Lifecycle.oracle(Self.bpyramid)
+        let secondSync = try #require(samples.indices.dropFirst().first { samples[$0].isSync })
+        try session.setProperty(.threadCount, to: 1)
+        #expect(try session.property(.threadCount) as? Int == 1)
+        for index in 0..<secondSync { try session.decodeFrame(samples[index], frameRefcon: index) }
+        session.threadCount = 3
+        #expect(session.threadCount == 3)
+        #expect(try session.property(.threadCount) as? Int == 1, "the decoder holds pictures: its threads stay")
+        try session.waitForAsynchronousFrames()
+        #expect(try session.property(.threadCount) as? Int == 3)
+        for index in secondSync..<samples.count { try session.decodeFrame(samples[index], frameRefcon: index) }
+        try session.waitForAsynchronousFrames()
+        session.invalidate()
+        let outputs = collector.outputs
+        #expect(outputs.allSatisfy { $0.status == nil })
+        #expect(outputs.map { $0.imageBuffer?.md5 } == oracle.map(\.md5))
+    }
+
+    /// `kVTDecompressionPropertyKey_NumberOfFramesBeingDecoded`: "Returns the number of frames
+    /// currently being decoded"; the minimum and maximum output presentation time stamps "of the
+    /// frames currently being decoded".
+    @Test func asynchronousStateIsTheFramesNotYetOutput() throws {
+        let collector = OutputCollector()
+        // The MP4 copy of the B-pyramid fixture: its samples carry their presentation time stamps.
+        let samples = try MediaFileReader(path: Lifecycle.url("h264-high-bpyramid.mp4").path).readAllSamples()
+        try #require(samples.count > 10 && samples.allSatisfy { $0.presentationTimeStamp.isValid })
+        let session = try DecompressionSession(
+            formatDescription: samples[0].formatDescription,
+            decoderSpecification: DecoderSpecification(hardwareAcceleration: .disabled, threadCount: 1),
+            outputHandler: collector.handler)
+        defer { session.invalidate() }
+        #expect(try session.property(.numberOfFramesBeingDecoded) as? Int == 0)
+        #expect(try session.property(.minOutputPresentationTimeStampOfFramesBeingDecoded) as? MediaTime == .invalid)
+        for (index, sample) in samples.prefix(10).enumerated() { try session.decodeFrame(sample, frameRefcon: index) }
+        let out = collector.outputs
+        let beingDecoded = try #require(try session.property(.numberOfFramesBeingDecoded) as? Int)
+        #expect(beingDecoded > 0 && beingDecoded == 10 - out.count)
+        let minimum = try #require(
+            try session.property(.minOutputPresentationTimeStampOfFramesBeingDecoded) as? MediaTime)
+        let maximum = try #require(
+            try session.property(.maxOutputPresentationTimeStampOfFramesBeingDecoded) as? MediaTime)
+        let waiting = samples.prefix(10).filter { sample in
+            !out.contains { $0.presentationTimeStamp == sample.presentationTimeStamp }
+        }.map(\.presentationTimeStamp)
+        #expect(minimum == waiting.min() && maximum == waiting.max())
+        // Presentation order: every frame still being decoded comes after those already out.
+        #expect(out.allSatisfy { $0.presentationTimeStamp < minimum })
+    }
+
+    /// `kVTDecompressionPropertyKey_OutputPoolRequestedMinimumBufferCount`: "Setting this property
+    /// while a VTDecompressionSession is in use will result in the creation of a new
+    /// CVPixelBufferPool."
+    @Test func aNewMinimumBufferCountMakesANewPool() throws {
+        let attributes = ImageBufferAttributes(pixelFormat: .nv12VideoRange)
+        let collector = OutputCollector()
+        let (session, samples) = try Self.cpuSession(Self.bpyramid, attributes: attributes, collector: collector)
+        for index in 0..<12 { try session.decodeFrame(samples[index], frameRefcon: index) }
+        let first = try #require(try session.property(.pixelBufferPool) as? PixelBufferPool)
+        #expect(session.outputPoolRequestedMinimumBufferCount == 0)
+        try session.setProperty(.outputPoolRequestedMinimumBufferCount, to: 6)
+        #expect(try session.property(.outputPoolRequestedMinimumBufferCount) as? Int == 6)
+        for index in 12..<samples.count { try session.decodeFrame(samples[index], frameRefcon: index) }
+        try session.waitForAsynchronousFrames()
+        let second = try #require(session.pixelBufferPool)
+        session.invalidate()
+        #expect(first !== second)
+        #expect(second.minimumBufferCount == 6 && first.minimumBufferCount == 0)
+        // The conversion is the same either side of the change.
+        let unchanged = OutputCollector()
+        let (reference, _) = try Self.cpuSession(Self.bpyramid, attributes: attributes, collector: unchanged)
+        for (index, sample) in samples.enumerated() { try reference.decodeFrame(sample, frameRefcon: index) }
+        try reference.waitForAsynchronousFrames()
+        reference.invalidate()
+        #expect(collector.outputs.map { $0.imageBuffer?.md5 } == unchanged.outputs.map { $0.imageBuffer?.md5 })
+        #expect(collector.outputs.allSatisfy { $0.imageBuffer?.pixelFormat == .nv12VideoRange })
+    }
+
+    /// The destination image buffer attributes may change until the first frame, and no later.
+    @Test func imageBufferAttributesChangeOnlyBeforeTheFirstFrame() throws {
+        let collector = OutputCollector()
+        let (session, samples) = try Self.cpuSession(Self.bpyramid, collector: collector)
+        #expect(session.imageBufferAttributes == nil)
+        try session.setImageBufferAttributes(ImageBufferAttributes(pixelFormat: .nv12VideoRange))
+        #expect(throws: VTError.parameter) {
+            try session.setImageBufferAttributes(ImageBufferAttributes(width: 0))
+        }
+        try session.decodeFrame(samples[0], frameRefcon: 0)
+        let late = #expect(throws: VTError.self) { try session.setImageBufferAttributes(nil) }
+        #expect(late?.status == -12901)
+        try session.waitForAsynchronousFrames()
+        session.invalidate()
+        let image = try #require(collector.outputs.first?.imageBuffer)
+        #expect(image.pixelFormat == .nv12VideoRange)
+        #expect(image.copiedByteCount > 0)
+    }
 }

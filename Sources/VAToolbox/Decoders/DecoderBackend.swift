@@ -23,6 +23,14 @@ protocol DecoderBackend: AnyObject {
     /// Records that the stream goes on with `format`, whose configuration the session sends in
     /// band ahead of the next sample.
     func reconfigure(for format: VideoFormatDescription)
+
+    /// The threads the decoder runs (`kVTDecompressionPropertyKey_ThreadCount` reads it).
+    var decodingThreads: Int { get }
+}
+
+extension DecoderBackend {
+    /// One: a GPU back end drives the GPU from one libavcodec thread.
+    var decodingThreads: Int { 1 }
 }
 
 /// The GPU a hardware back end decodes on.

@@ -8,7 +8,8 @@ final class SoftwareBackend: DecoderBackend {
         /// Decoding threads; 0 lets libavcodec pick one per core.
         var threadCount = 0
         /// Low delay: slice threads instead of frame threads, so that no picture waits for other
-        /// threads (output order and reordering are unchanged).
+        /// threads, and `AV_CODEC_FLAG_LOW_DELAY` for streams without reordering (output order and
+        /// reordering are unchanged).
         var realTime = false
     }
 
@@ -33,6 +34,11 @@ final class SoftwareBackend: DecoderBackend {
             context.pointee.thread_count = Int32(max(0, configuration.threadCount))
             context.pointee.thread_type =
                 sliceThreadsOnly ? Int32(FF_THREAD_SLICE) : Int32(FF_THREAD_FRAME | FF_THREAD_SLICE)
+            // Real time on a stream that never reorders: each picture leaves the decoder with its
+            // own packet (libdav1d otherwise keeps a frame delay of its own).
+            if configuration.realTime && formatDescription.stream.maxNumReorderFrames == 0 {
+                context.pointee.flags |= Int32(AV_CODEC_FLAG_LOW_DELAY)
+            }
         }
     }
 
@@ -48,4 +54,7 @@ final class SoftwareBackend: DecoderBackend {
     func reconfigure(for format: VideoFormatDescription) {
         decoder.adopt(format)
     }
+
+    /// The threads libavcodec runs: the count asked for, or the one it chose for 0.
+    var decodingThreads: Int { max(1, Int(decoder.context.pointee.thread_count)) }
 }

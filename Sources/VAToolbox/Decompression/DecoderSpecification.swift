@@ -20,8 +20,11 @@ public struct DecoderSpecification: Sendable, Hashable {
     /// Decoding threads for the software decoder (`kVTDecompressionPropertyKey_ThreadCount`);
     /// 0, the default, uses one per core.
     public var threadCount: Int
-    /// Low-latency decoding (`kVTDecompressionPropertyKey_RealTime`): slice threads instead of
-    /// frame threads, so no frame waits for other threads. Output order is unchanged.
+    /// Low-delay decoding (`kVTDecompressionPropertyKey_RealTime`): slice threads instead of
+    /// frame threads, so no frame waits for other threads, and on a stream without reordering a
+    /// synchronous ``DecompressionSession/decodeFrame(_:flags:frameRefcon:)`` hands out its own
+    /// picture before it returns. Output order is unchanged. It can also be set on a live session
+    /// (``DecompressionSession/realTime``).
     public var realTime: Bool
     /// After this many GPU faults in a row (frames reported as
     /// ``VTError/videoDecoderMalfunction``), a session whose hardware acceleration is

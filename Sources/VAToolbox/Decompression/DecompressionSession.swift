@@ -29,7 +29,9 @@ import Synchronization
 ///   for presentation order then works without the flag.
 /// - **Synchronous** decoding returns after every frame that can be output has been handed to the
 ///   handler; frames held back for reordering come with later calls or with
-///   ``finishDelayedFrames()``. **Asynchronous** decoding returns at once; at most
+///   ``finishDelayedFrames()``. With frame threads (the default, for throughput) libavcodec also
+///   holds pictures back by its thread count; in real-time mode (``realTime``) a stream without
+///   reordering has each picture out before its `decodeFrame` returns. **Asynchronous** decoding returns at once; at most
 ///   ``maximumFramesInFlight`` frames wait for the decoder, and a call beyond that blocks.
 /// - **Damage** gives ``VTError/videoDecoderBadData`` (or ``VTError/videoDecoderReferenceMissing``)
 ///   for the frames it touches; decoding goes on and is clean again from the next sync sample.
@@ -63,8 +65,9 @@ public final class DecompressionSession: Sendable {
     /// out without copying when no other format is requested. (A later format with another bit
     /// depth or chroma format changes it; each ``PixelBuffer`` says its own.)
     public let nativePixelFormat: PixelFormat
-    /// The decoder's settings.
-    public let decoderSpecification: DecoderSpecification
+    /// The decoder's settings: those of creation, with the real-time mode and thread count as
+    /// last set (see ``setProperty(_:to:)``).
+    public var decoderSpecification: DecoderSpecification { state.withLock { $0.specification } }
     /// The most asynchronous frames waiting for the decoder before ``decodeFrame(_:flags:frameRefcon:)``
     /// blocks (default 8; at least 1). Set it before decoding.
     public var maximumFramesInFlight: Int {
@@ -83,9 +86,9 @@ public final class DecompressionSession: Sendable {
     private let onQueue = DispatchSpecificKey<Bool>()
     private let inFlightLimit = Atomic<Int>(8)
     private let inFlight = Atomic<Int>(0)
-    private let state: SharedSessionState
+    let state: SharedSessionState
     /// The decoding itself, on `queue`.
-    private let decoder: SessionDecoder
+    let decoder: SessionDecoder
 
     /// Creates a session — `VTDecompressionSessionCreate`.
     ///
@@ -111,19 +114,19 @@ public final class DecompressionSession: Sendable {
             for: formatDescription, specification: specification,
             heldSurfaces: DecoderSelection.defaultHeldSurfaces + (imageBufferAttributes?.minimumBufferCount ?? 0))
         let native = Self.nativePixelFormat(for: formatDescription, hardware: choice.backend.hardware != nil)
-        let wantsTransfer =
-            imageBufferAttributes.map {
-                ($0.pixelFormat != nil && $0.pixelFormat != native) || $0.width != nil || $0.height != nil
-            } ?? false
+        let wantsTransfer = Self.wantsTransfer(imageBufferAttributes, native: native)
         nativePixelFormat = native
-        self.decoderSpecification = specification
-        var initial = SessionState(formatDescription: formatDescription)
+        var initial = SessionState(formatDescription: formatDescription, specification: specification)
         initial.hardwareUnavailableReason = choice.hardwareUnavailableReason
         initial.hardware = choice.backend.hardware
+        initial.decodingThreads = choice.backend.decodingThreads
+        initial.imageBufferAttributes = imageBufferAttributes
+        initial.outputPoolMinimumBufferCount = imageBufferAttributes?.minimumBufferCount ?? 0
         let state = SharedSessionState(initial)
         self.state = state
         decoder = SessionDecoder(
-            backend: choice.backend, formatDescription: formatDescription, specification: specification,
+            backend: choice.backend, formatDescription: formatDescription,
+            settings: DecoderSettings(specification: specification),
             transfer: wantsTransfer
                 ? PixelTransferJob(attributes: imageBufferAttributes ?? ImageBufferAttributes()) : nil,
             shared: state, outputHandler: outputHandler)
@@ -276,7 +279,7 @@ public final class DecompressionSession: Sendable {
 
     /// Runs `body` on the queue and waits, or runs it at once when already on the queue (a call
     /// from inside the output handler).
-    private func onQueueSync(_ body: () -> Void) {
+    func onQueueSync(_ body: () -> Void) {
         if DispatchQueue.getSpecific(key: onQueue) == true {
             body()
         } else {
@@ -284,7 +287,7 @@ public final class DecompressionSession: Sendable {
         }
     }
 
-    private func checkValid() throws(VTError) {
+    func checkValid() throws(VTError) {
         if state.withLock({ $0.isInvalidated }) {
             throw VTError.invalidSession.with("the session was invalidated")
         }
@@ -293,7 +296,7 @@ public final class DecompressionSession: Sendable {
     // MARK: - Rules
 
     /// Checks that attributes describe something the session can produce.
-    private static func check(_ attributes: ImageBufferAttributes?) throws(VTError) {
+    static func check(_ attributes: ImageBufferAttributes?) throws(VTError) {
         guard let attributes else { return }
         if let format = attributes.pixelFormat, format.ffmpeg == nil {
             throw VTError.parameter.with("pixel format \(format) is not one VAToolbox can produce")
@@ -308,6 +311,19 @@ public final class DecompressionSession: Sendable {
         }
     }
 
+    /// Whether attributes ask for anything but the decoder's own pictures: another format, or a size.
+    static func wantsTransfer(_ attributes: ImageBufferAttributes?, native: PixelFormat) -> Bool {
+        guard let attributes else { return false }
+        return (attributes.pixelFormat != nil && attributes.pixelFormat != native) || attributes.width != nil
+            || attributes.height != nil
+    }
+
+    /// The conversion job `attributes` ask for, nil when they ask for the native pictures.
+    func transferJob(for attributes: ImageBufferAttributes?) -> PixelTransferJob? {
+        guard let attributes, Self.wantsTransfer(attributes, native: nativePixelFormat) else { return nil }
+        return PixelTransferJob(attributes: attributes)
+    }
+
     /// Whether the session can go on with `newFormat`: the codec's rule for following a stream
     /// in band, a stream the CPU decoder supports and, when the GPU is required, one the GPU's
     /// driver decodes.
@@ -316,7 +332,7 @@ public final class DecompressionSession: Sendable {
         guard current.codecSupport.canFollow(current, with: newFormat),
             (try? newFormat.codecSupport.checkSoftwareDecodable(newFormat)) != nil
         else { return false }
-        guard decoderSpecification.hardwareAcceleration == .required, let hardware = state.hardware else { return true }
+        guard state.specification.hardwareAcceleration == .required, let hardware = state.hardware else { return true }
         return (try? hardware.capabilities.profile(for: newFormat).get()) != nil
     }
 

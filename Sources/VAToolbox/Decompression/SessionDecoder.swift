@@ -42,10 +42,18 @@ final class SessionDecoder: @unchecked Sendable {
 
     private let shared: SharedSessionState
     private let outputHandler: DecompressionSession.OutputHandler
-    private let specification: DecoderSpecification
+    /// The settings a new CPU back end opens with.
+    private var settings: DecoderSettings
+    /// Whether the settings changed since the back end opened: a CPU back end reopens at the next
+    /// drain.
+    private var settingsChanged = false
     /// The converter for requested attributes; nil hands out the decoder's pictures as they are.
-    private let transfer: PixelTransferJob?
+    private var transfer: PixelTransferJob?
     private var phase: Phase
+    /// Whether the back end has been given a sample since it opened.
+    private var backendHasDecoded = false
+    /// The description of the last sample given to the back end (or of the session, before any).
+    private var currentFormat: VideoFormatDescription
     private var failover: FailoverPolicy
     /// The stream's reference tracker, and the description whose configuration it last learned.
     private var references: any ReferenceTracker
@@ -55,14 +63,15 @@ final class SessionDecoder: @unchecked Sendable {
     private var lastSentToken: Int64 = -1
 
     init(
-        backend: any DecoderBackend, formatDescription: VideoFormatDescription, specification: DecoderSpecification,
+        backend: any DecoderBackend, formatDescription: VideoFormatDescription, settings: DecoderSettings,
         transfer: PixelTransferJob?, shared: SharedSessionState,
         outputHandler: @escaping DecompressionSession.OutputHandler
     ) {
         phase = .decoding(backend)
-        failover = FailoverPolicy(specification: specification)
+        failover = FailoverPolicy(specification: settings.specification)
         references = formatDescription.codecSupport.makeReferenceTracker()
-        self.specification = specification
+        currentFormat = formatDescription
+        self.settings = settings
         self.transfer = transfer
         self.shared = shared
         self.outputHandler = outputHandler
@@ -107,8 +116,53 @@ final class SessionDecoder: @unchecked Sendable {
         guard let backend = phase.backend else { return }
         var pictures = backend.drain()
         deliver(&pictures, from: backend, lostAfterDrain: true)
-        phase = .awaitingSync(backend)
+        phase = .awaitingSync(reopenedIfSettingsChanged(backend))
         references.reset()
+    }
+
+    // MARK: - Settings
+
+    /// Takes new decoder settings: a CPU back end that has decoded nothing reopens with them at
+    /// once, one that has reopens at the next drain (libavcodec fixes its threads when it opens).
+    /// A GPU back end keeps them for a move to the CPU.
+    ///
+    /// - Returns: Why the back end could not reopen at once (it then goes on as it was).
+    func adopt(_ settings: DecoderSettings) -> VTError? {
+        self.settings = settings
+        settingsChanged = true
+        guard !backendHasDecoded, case .decoding(let backend) = phase, backend.hardware == nil else { return nil }
+        do throws(VTError) {
+            phase = .decoding(try reopened(backend))
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    /// Converts output with `job` from now on (nil: the decoder's own pictures).
+    func setTransfer(_ job: PixelTransferJob?) {
+        transfer = job
+    }
+
+    /// Makes converted output come from a new pool that keeps `count` buffers, from the next picture.
+    func setMinimumBufferCount(_ count: Int) {
+        transfer = transfer?.withMinimumBufferCount(count)
+    }
+
+    /// The back end, or when the settings changed and it runs on the CPU, a new one with them
+    /// (the old one stays when libavcodec refuses them).
+    private func reopenedIfSettingsChanged(_ backend: any DecoderBackend) -> any DecoderBackend {
+        guard settingsChanged, backend.hardware == nil else { return backend }
+        return (try? reopened(backend)) ?? backend
+    }
+
+    /// A new CPU back end with the current settings, for the current format.
+    private func reopened(_ backend: any DecoderBackend) throws(VTError) -> any DecoderBackend {
+        let software = try DecoderSelection.software(for: currentFormat, specification: settings.effectiveSpecification)
+        settingsChanged = false
+        backendHasDecoded = false
+        shared.withLock { $0.decodingThreads = software.decodingThreads }
+        return software
     }
 
     /// Reports every frame still waiting as dropped by invalidation, and releases the back end.
@@ -157,6 +211,8 @@ final class SessionDecoder: @unchecked Sendable {
             data = job.inBandConfiguration + data
         }
         lastSentToken = job.token
+        backendHasDecoded = true
+        currentFormat = job.sample.formatDescription
         var step = backend.decode(data, token: job.token)
         if step.deviceFaulted { noteDeviceFault(after: job.token) }
         deliver(&step.pictures, from: backend, lostAfterDrain: false)
@@ -232,7 +288,11 @@ final class SessionDecoder: @unchecked Sendable {
         }
         var why = reason
         do throws(VTError) {
-            phase = .awaitingSync(try DecoderSelection.software(for: format, specification: specification))
+            let software = try DecoderSelection.software(for: format, specification: settings.effectiveSpecification)
+            phase = .awaitingSync(software)
+            settingsChanged = false
+            backendHasDecoded = false
+            shared.withLock { $0.decodingThreads = software.decodingThreads }
         } catch {
             phase = .failed(error)
             why += "; the CPU decoder could not start either: \(error.reason)"
@@ -325,6 +385,16 @@ final class SharedSessionState: Sendable {
 /// What a session shares between the caller's threads and its queue, behind its lock.
 struct SessionState: Sendable {
     var formatDescription: VideoFormatDescription
+    /// The decoder specification, with the real-time mode and thread count as last set.
+    var specification: DecoderSpecification
+    /// `kVTDecompressionPropertyKey_MaximizePowerEfficiency`.
+    var maximizePowerEfficiency = false
+    /// The threads the current back end decodes with.
+    var decodingThreads = 1
+    /// The destination image buffer attributes.
+    var imageBufferAttributes: ImageBufferAttributes?
+    /// `kVTDecompressionPropertyKey_OutputPoolRequestedMinimumBufferCount`.
+    var outputPoolMinimumBufferCount = 0
     var isInvalidated = false
     var nextToken: Int64 = 0
     /// The frames accepted and not yet handed out, by token.
@@ -373,6 +443,13 @@ final class PixelTransferJob: @unchecked Sendable {
     let transfer = PixelTransfer()
     let attributes: ImageBufferAttributes
     init(attributes: ImageBufferAttributes) { self.attributes = attributes }
+
+    /// The same conversion into a new pool that keeps `count` buffers.
+    func withMinimumBufferCount(_ count: Int) -> PixelTransferJob {
+        var attributes = attributes
+        attributes.minimumBufferCount = count
+        return PixelTransferJob(attributes: attributes)
+    }
 
     func convert(_ image: PixelBuffer) throws(VTError) -> PixelBuffer {
         try transfer.transfer(
