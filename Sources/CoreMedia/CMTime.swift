@@ -73,3 +73,25 @@ extension MediaTime.RoundingMethod {
     /// The default rounding, half away from zero — `CMTimeRoundingMethod.default`.
     public static var `default`: Self { .roundHalfAwayFromZero }
 }
+
+/// The time as a dictionary of `value`, `timescale`, `flags` and `epoch` numbers —
+/// `CMTimeCopyAsDictionary`.
+public func CMTimeCopyAsDictionary(_ time: CMTime, allocator: CFAllocator?) -> CFDictionary? {
+    let dictionary = NSMutableDictionary()
+    dictionary["value"] = NSNumber(value: time.value)
+    dictionary["timescale"] = NSNumber(value: time.timescale)
+    dictionary["flags"] = NSNumber(value: time.flags.rawValue)
+    dictionary["epoch"] = NSNumber(value: time.epoch)
+    return dictionary
+}
+
+/// The time a `CMTimeCopyAsDictionary` dictionary holds, or invalid — `CMTimeMakeFromDictionary`.
+public func CMTimeMakeFromDictionary(_ dictionaryRepresentation: CFDictionary?) -> CMTime {
+    guard let dictionary = dictionaryRepresentation,
+        let value = (dictionary["value"] as? NSNumber)?.int64Value,
+        let timescale = (dictionary["timescale"] as? NSNumber)?.int32Value,
+        let flags = (dictionary["flags"] as? NSNumber)?.uint32Value
+    else { return .invalid }
+    let epoch = (dictionary["epoch"] as? NSNumber)?.int64Value ?? 0
+    return CMTime(value: value, timescale: timescale, flags: CMTimeFlags(rawValue: flags), epoch: epoch)
+}

@@ -110,3 +110,11 @@ public func CVPixelBufferCreate(
         return kCVReturnAllocationFailed
     }
 }
+
+/// The IOSurface behind a buffer — `CVPixelBufferGetIOSurface`. Linux has no IOSurface.
+@available(
+    *, unavailable,
+    message:
+        "there is no IOSurface on Linux: share a GPU picture with pixelBuffer.exportDMABuf() (a DMA-BUF for EGL/Vulkan), or lock the buffer and read its planes"
+)
+public func CVPixelBufferGetIOSurface(_ pixelBuffer: CVPixelBuffer?) -> Unmanaged<AnyObject>? { nil }

@@ -17,3 +17,18 @@ nonisolated(unsafe) public let kVTDecompressionPropertyKey_ThreadCount: CFString
 /// Whether the GPU decodes, read-only — `kVTDecompressionPropertyKey_UsingHardwareAcceleratedVideoDecoder`.
 nonisolated(unsafe) public let kVTDecompressionPropertyKey_UsingHardwareAcceleratedVideoDecoder: CFString =
     "UsingHardwareAcceleratedVideoDecoder"
+/// Decode with as little power as possible — `kVTDecompressionPropertyKey_MaximizePowerEfficiency`.
+nonisolated(unsafe) public let kVTDecompressionPropertyKey_MaximizePowerEfficiency: CFString =
+    "MaximizePowerEfficiency"
+/// Buffers the output pool keeps — `kVTDecompressionPropertyKey_OutputPoolRequestedMinimumBufferCount`.
+nonisolated(unsafe) public let kVTDecompressionPropertyKey_OutputPoolRequestedMinimumBufferCount: CFString =
+    "OutputPoolRequestedMinimumBufferCount"
+/// Frames in flight, read-only — `kVTDecompressionPropertyKey_NumberOfFramesBeingDecoded`.
+nonisolated(unsafe) public let kVTDecompressionPropertyKey_NumberOfFramesBeingDecoded: CFString =
+    "NumberOfFramesBeingDecoded"
+/// The output pool, read-only — `kVTDecompressionPropertyKey_PixelBufferPool`.
+nonisolated(unsafe) public let kVTDecompressionPropertyKey_PixelBufferPool: CFString = "PixelBufferPool"
+/// Field handling — `kVTDecompressionPropertyKey_FieldMode`.
+nonisolated(unsafe) public let kVTDecompressionPropertyKey_FieldMode: CFString = "FieldMode"
+/// Both fields, woven into frames — `kVTDecompressionProperty_FieldMode_BothFields`.
+nonisolated(unsafe) public let kVTDecompressionProperty_FieldMode_BothFields: CFString = "BothFields"

@@ -63,23 +63,10 @@ struct OutputRoute: @unchecked Sendable {
 }
 
 /// A decompression session — `VTDecompressionSession`, a handle on a VAToolbox
-/// ``DecompressionSession``.
-///
-/// Until the first frame is decoded, properties that configure the decoder (`RealTime`,
-/// `ThreadCount`) are applied by creating the native session again with them; no frame is lost,
-/// since none was submitted.
+/// ``DecompressionSession`` (``decompressionSession``).
 public final class VTDecompressionSession {
-    /// Everything that configures the native session.
-    private struct Configuration {
-        var format: VideoFormatDescription
-        var specification: DecoderSpecification
-        var attributes: ImageBufferAttributes?
-    }
-
-    private let lock = NSLock()
-    private var configuration: Configuration
-    private var native: DecompressionSession
-    private var hasDecoded = false
+    /// The VAToolbox session this handle stands for.
+    public let decompressionSession: DecompressionSession
     /// The record given at creation; nil for a session used with output handlers.
     let record: VTDecompressionOutputCallbackRecord?
 
@@ -87,69 +74,27 @@ public final class VTDecompressionSession {
         format: VideoFormatDescription, specification: DecoderSpecification, attributes: ImageBufferAttributes?,
         record: VTDecompressionOutputCallbackRecord?
     ) throws(VTError) {
-        configuration = Configuration(format: format, specification: specification, attributes: attributes)
         self.record = record
-        native = try Self.makeNative(configuration)
-    }
-
-    deinit {
-        native.invalidate()
-    }
-
-    /// The VAToolbox session this handle stands for now.
-    public var decompressionSession: DecompressionSession { lock.withLock { native } }
-
-    private static func makeNative(_ configuration: Configuration) throws(VTError) -> DecompressionSession {
-        try DecompressionSession(
-            formatDescription: configuration.format, decoderSpecification: configuration.specification,
-            imageBufferAttributes: configuration.attributes
+        decompressionSession = try DecompressionSession(
+            formatDescription: format, decoderSpecification: specification, imageBufferAttributes: attributes
         ) { output in
             (output.frameRefcon as? OutputRoute)?.deliver(output)
         }
+    }
+
+    deinit {
+        decompressionSession.invalidate()
     }
 
     /// Decodes the samples of a sample buffer, each routed to `route`.
     func decode(_ sampleBuffer: CMSampleBuffer, flags: VTDecodeFrameFlags, route: OutputRoute) throws(VTError)
         -> VTDecodeInfoFlags
     {
-        let samples = try sampleBuffer.sampleBuffers()
-        let session = lock.withLock {
-            hasDecoded = true
-            return native
-        }
         var info: VTDecodeInfoFlags = []
-        for sample in samples {
-            info = try session.decodeFrame(sample, flags: flags, frameRefcon: route)
+        for sample in try sampleBuffer.sampleBuffers() {
+            info = try decompressionSession.decodeFrame(sample, flags: flags, frameRefcon: route)
         }
         return info
-    }
-
-    /// Changes the decoder specification before the first frame.
-    func reconfigure(_ change: (inout DecoderSpecification) -> Void) throws(VTError) {
-        try lock.withLock { () throws(VTError) in
-            guard !hasDecoded else {
-                throw VTError.propertyReadOnly.with(
-                    "this property can only change before the first frame is decoded in this version")
-            }
-            var changed = configuration
-            change(&changed.specification)
-            let replacement = try Self.makeNative(changed)
-            native.invalidate()
-            native = replacement
-            configuration = changed
-        }
-    }
-
-    /// The current decoder specification.
-    var specification: DecoderSpecification { lock.withLock { configuration.specification } }
-}
-
-extension NSLock {
-    /// Runs `body` holding the lock.
-    func withLock<Result, Failure: Error>(_ body: () throws(Failure) -> Result) throws(Failure) -> Result {
-        lock()
-        defer { unlock() }
-        return try body()
     }
 }
 
@@ -291,30 +236,30 @@ public func VTDecompressionSessionInvalidate(_ session: VTDecompressionSession) 
     session.decompressionSession.invalidate()
 }
 
-/// Sets a property — `VTSessionSetProperty`.
+/// Sets a property — `VTSessionSetProperty` (``DecompressionSession/setProperty(_:to:)``, whose
+/// table says what may change and when).
 ///
-/// - Returns: `noErr`; `kVTPropertyNotSupportedErr` for a key the session does not have;
-///   `kVTPropertyReadOnlyErr` for `UsingHardwareAcceleratedVideoDecoder`, and for `RealTime` or
-///   `ThreadCount` after the first frame; `kVTParameterErr` for a value of the wrong type;
-///   `kVTInvalidSessionErr` after invalidation.
+/// Numbers and Booleans (`kCFBooleanTrue`, `NSNumber`, Swift values) and strings are taken as
+/// the key needs them; nil restores the default.
+///
+/// - Returns: `noErr`; `kVTPropertyNotSupportedErr` for a key the session does not implement;
+///   `kVTPropertyReadOnlyErr` for a key that can only be read; `kVTParameterErr` for a value of
+///   the wrong type; `kVTInvalidSessionErr` after invalidation.
 @discardableResult
 public func VTSessionSetProperty(_ session: VTSession, key propertyKey: CFString, value propertyValue: CFTypeRef?)
     -> OSStatus
 {
     guard let session = session as? VTDecompressionSession else { return kVTParameterErr }
+    let key = DecompressionPropertyKey(rawValue: String(describing: propertyKey))
+    let value: (any Sendable)?
+    switch propertyValue {
+    case nil: value = nil
+    case let string as NSString: value = String(describing: string)
+    case let number as NSNumber: value = PropertyValues.booleanKeys.contains(key) ? number.boolValue : number.intValue
+    default: return kVTParameterErr
+    }
     do throws(VTError) {
-        switch propertyKey {
-        case kVTDecompressionPropertyKey_RealTime:
-            guard let realTime = compatBoolean(propertyValue) else { return kVTParameterErr }
-            try session.reconfigure { $0.realTime = realTime }
-        case kVTDecompressionPropertyKey_ThreadCount:
-            guard let count = compatInteger(propertyValue), count >= 0 else { return kVTParameterErr }
-            try session.reconfigure { $0.threadCount = count }
-        case kVTDecompressionPropertyKey_UsingHardwareAcceleratedVideoDecoder:
-            return kVTPropertyReadOnlyErr
-        default:
-            return kVTPropertyNotSupportedErr
-        }
+        try session.decompressionSession.setProperty(key, to: value)
         return noErr
     } catch {
         return error.status
@@ -333,26 +278,48 @@ public func VTSessionSetProperties(_ session: VTSession, propertyDictionary dict
 }
 
 /// Reads a property into `propertyValueOut` (a `CFTypeRef?` variable, passed as `&value`) —
-/// `VTSessionCopyProperty`.
+/// `VTSessionCopyProperty` (``DecompressionSession/property(_:)``): Booleans and integers as
+/// `NSNumber`, strings as `NSString`, times as `CMTimeCopyAsDictionary` makes them, the pool as
+/// a `CVPixelBufferPool`.
 ///
-/// - Returns: `noErr`; `kVTPropertyNotSupportedErr` for a key the session does not have.
+/// - Returns: `noErr`; `kVTPropertyNotSupportedErr` for a key the session does not implement;
+///   `kVTInvalidSessionErr` after invalidation.
 @discardableResult
 public func VTSessionCopyProperty(
     _ session: VTSession, key propertyKey: CFString, allocator: CFAllocator?,
     valueOut propertyValueOut: UnsafeMutableRawPointer
 ) -> OSStatus {
     guard let session = session as? VTDecompressionSession else { return kVTParameterErr }
-    let value: NSNumber
-    switch propertyKey {
-    case kVTDecompressionPropertyKey_RealTime:
-        value = NSNumber(value: session.specification.realTime)
-    case kVTDecompressionPropertyKey_ThreadCount:
-        value = NSNumber(value: session.specification.threadCount)
-    case kVTDecompressionPropertyKey_UsingHardwareAcceleratedVideoDecoder:
-        value = NSNumber(value: session.decompressionSession.usingHardwareAcceleratedVideoDecoder)
-    default:
-        return kVTPropertyNotSupportedErr
+    let key = DecompressionPropertyKey(rawValue: String(describing: propertyKey))
+    do throws(VTError) {
+        let value = try session.decompressionSession.property(key)
+        propertyValueOut.assumingMemoryBound(to: Optional<AnyObject>.self).pointee = PropertyValues.object(value)
+        return noErr
+    } catch {
+        return error.status
     }
-    propertyValueOut.assumingMemoryBound(to: Optional<AnyObject>.self).pointee = value
-    return noErr
+}
+
+/// Conversions between property values and Core Foundation objects.
+enum PropertyValues {
+    /// The keys whose values are Booleans.
+    static let booleanKeys: Set<DecompressionPropertyKey> = [
+        .realTime, .maximizePowerEfficiency, .usingHardwareAcceleratedVideoDecoder, .pixelBufferPoolIsShared,
+        .contentHasInterframeDependencies, .allowBitstreamToChangeFrameDimensions, .reducedFrameDelivery,
+        .propagatePerFrameHDRDisplayMetadata, .generatePerFrameHDRDisplayMetadata, .requestRAWOutput,
+        .decoderProducesRAWOutput,
+    ]
+
+    /// A property value as the object Core Foundation code expects.
+    static func object(_ value: (any Sendable)?) -> AnyObject? {
+        switch value {
+        case nil: return nil
+        case let bool as Bool: return NSNumber(value: bool)
+        case let integer as Int: return NSNumber(value: integer)
+        case let string as String: return NSString(string: string)
+        case let time as MediaTime: return CMTimeCopyAsDictionary(time, allocator: nil)
+        case let pool as PixelBufferPool: return CVPixelBufferPool(pool: pool)
+        default: return nil
+        }
+    }
 }
