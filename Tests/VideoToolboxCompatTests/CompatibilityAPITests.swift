@@ -499,4 +499,106 @@ import VideoToolbox
         #expect(CMTimeMakeFromDictionary(CMTimeCopyAsDictionary(third, allocator: nil)) == third)
         #expect(CMTimeMakeWithSeconds(1.5, preferredTimescale: 1000).value == 1500)
     }
+
+    // MARK: - More of the C API
+
+    /// Several samples in one sample buffer (sizes per sample) each come out as a frame, and the
+    /// block buffer can be built by appending references to other block buffers.
+    @Test func aSampleBufferOfSeveralSamplesDecodesEachSample() throws {
+        let samples = try Self.samples("h264-baseline-cavlc.264", codec: .h264)
+        let format = try Self.formatDescription(samples[0].formatDescription)
+        var empty: CMBlockBuffer?
+        #expect(CMBlockBufferCreateEmpty(allocator: nil, capacity: 4, flags: 0, blockBufferOut: &empty) == 0)
+        let joined = try #require(empty)
+        let parts = try samples.prefix(4).map { try Self.sampleBuffer($0.data, format: format) }
+        for part in parts {
+            let block = try #require(CMSampleBufferGetDataBuffer(part))
+            #expect(
+                CMBlockBufferAppendBufferReference(
+                    joined, targetBBuf: block, offsetToData: 0, dataLength: CMBlockBufferGetDataLength(block), flags: 0)
+                    == kCMBlockBufferNoErr)
+        }
+        let sizes = samples.prefix(4).map(\.data.count)
+        var timing = (0..<4).map {
+            CMSampleTimingInfo(
+                duration: CMTimeMake(value: 1, timescale: 25),
+                presentationTimeStamp: CMTimeMake(value: Int64($0), timescale: 25),
+                decodeTimeStamp: .invalid)
+        }
+        var sampleBuffer: CMSampleBuffer?
+        #expect(
+            CMSampleBufferCreateReady(
+                allocator: nil, dataBuffer: joined, formatDescription: format, sampleCount: 4,
+                sampleTimingEntryCount: 4,
+                sampleTimingArray: &timing, sampleSizeEntryCount: 4, sampleSizeArray: sizes,
+                sampleBufferOut: &sampleBuffer)
+                == noErr)
+        let buffer = try #require(sampleBuffer)
+        #expect(CMSampleBufferGetNumSamples(buffer) == 4)
+        #expect(CMSampleBufferGetSampleSize(buffer, at: 2) == sizes[2])
+        #expect(CMSampleBufferGetDuration(buffer) == CMTimeMake(value: 4, timescale: 25))
+        var created: VTDecompressionSession?
+        #expect(
+            VTDecompressionSessionCreate(
+                allocator: nil, formatDescription: format, decoderSpecification: nil, imageBufferAttributes: nil,
+                outputCallback: nil, decompressionSessionOut: &created) == noErr)
+        let session = try #require(created)
+        final class Frames: @unchecked Sendable {
+            // Unchecked: written by the session's queue, read after the finish.
+            var times: [CMTime] = []
+            var hashes: [String] = []
+        }
+        let frames = Frames()
+        #expect(
+            VTDecompressionSessionDecodeFrame(session, sampleBuffer: buffer, flags: [], infoFlagsOut: nil) {
+                _, _, image, time, _ in
+                frames.times.append(time)
+                if let image { frames.hashes.append(image.pixelBuffer.md5) }
+            } == noErr)
+        #expect(VTDecompressionSessionFinishDelayedFrames(session) == noErr)
+        VTDecompressionSessionInvalidate(session)
+        #expect(frames.times == timing.map(\.presentationTimeStamp))
+        #expect(frames.hashes == Array(try SeedDecoderTests.fixtureMD5s("h264-baseline-cavlc.264").prefix(4)))
+    }
+
+    /// A format description from an MP4's `avcC` (what a file reader hands over) equals the one
+    /// from the same stream's parameter sets.
+    @Test func formatDescriptionFromAnAvcCAtomEqualsTheParameterSetOne() throws {
+        let reader = try MediaFileReader(path: Self.fixtures.appendingPathComponent("h264-high-bpyramid.mp4").path)
+        let avcC = reader.formatDescription.extensions.decoderConfigurationRecord
+        try #require(!avcC.isEmpty)
+        let atoms = NSMutableDictionary()
+        atoms["avcC"] = NSData(bytes: avcC, length: avcC.count)
+        let extensions = NSMutableDictionary()
+        extensions[kCMFormatDescriptionExtension_SampleDescriptionExtensionAtoms] = atoms
+        var fromAtom: CMFormatDescription?
+        let dimensions = reader.formatDescription.dimensions
+        #expect(
+            CMVideoFormatDescriptionCreate(
+                allocator: nil, codecType: kCMVideoCodecType_H264, width: dimensions.width, height: dimensions.height,
+                extensions: extensions, formatDescriptionOut: &fromAtom) == noErr)
+        let described = try #require(fromAtom)
+        let fromSets = try Self.formatDescription(reader.formatDescription)
+        #expect(CMVideoFormatDescriptionGetDimensions(described) == CMVideoFormatDescriptionGetDimensions(fromSets))
+        #expect(
+            described.videoFormatDescription?.parameterSets == fromSets.videoFormatDescription?.parameterSets)
+        var missing: CMFormatDescription?
+        #expect(
+            CMVideoFormatDescriptionCreate(
+                allocator: nil, codecType: kCMVideoCodecType_H264, width: 16, height: 16, extensions: nil,
+                formatDescriptionOut: &missing) == kCMFormatDescriptionError_InvalidParameter)
+    }
+
+    /// An output pixel format VAToolbox cannot produce is refused at creation.
+    @Test func anUnproducibleOutputFormatIsRefusedAtCreation() throws {
+        let samples = try Self.samples("h264-baseline-cavlc.264", codec: .h264)
+        let format = try Self.formatDescription(samples[0].formatDescription)
+        let attributes = [kCVPixelBufferPixelFormatTypeKey as String: 0x3F3F_3F3F] as CFDictionary
+        var created: VTDecompressionSession?
+        #expect(
+            VTDecompressionSessionCreate(
+                allocator: nil, formatDescription: format, decoderSpecification: nil, imageBufferAttributes: attributes,
+                outputCallback: nil, decompressionSessionOut: &created) == kCVReturnInvalidPixelFormat)
+        #expect(created == nil)
+    }
 }
