@@ -74,6 +74,115 @@ import Testing
         #expect(digest.finish() == vector.md5)
     }
 
+    // MARK: - Finishing delayed frames
+
+    /// Decodes `samples` (refcon = index) with a `finishDelayedFrames()` after every
+    /// `finishEvery`-th sample, then waits and invalidates; returns the picture of each refcon.
+    static func decodeFinishing(
+        _ samples: [SampleBuffer], every finishEvery: Int, asynchronous: Bool, threads: Int = 0,
+        session make: (OutputCollector) throws -> DecompressionSession
+    ) throws -> [DecompressionOutput] {
+        let collector = OutputCollector()
+        let session = try make(collector)
+        let flags: DecodeFrameFlags = asynchronous ? [.enableAsynchronousDecompression] : []
+        for (index, sample) in samples.enumerated() {
+            try session.decodeFrame(sample, flags: flags, frameRefcon: index)
+            if (index + 1) % finishEvery == 0 { try session.finishDelayedFrames() }
+        }
+        try session.waitForAsynchronousFrames()
+        session.invalidate()
+        return collector.outputs
+    }
+
+    /// Each refcon's position in presentation order, from an uninterrupted decode whose pictures
+    /// equal the oracle's.
+    static func presentationPositions(
+        _ samples: [SampleBuffer], oracle: [String]?, session make: (OutputCollector) throws -> DecompressionSession
+    ) throws -> [Int: Int] {
+        let outputs = try decodeFinishing(samples, every: Int.max, asynchronous: false, session: make)
+        if let oracle { #expect(outputs.map { $0.imageBuffer?.md5 } == oracle) }
+        var positions: [Int: Int] = [:]
+        for (position, output) in outputs.enumerated() {
+            if let refcon = output.frameRefcon as? Int { positions[refcon] = position }
+        }
+        return positions
+    }
+
+    /// `VTDecompressionSessionFinishDelayedFrames`: "Directs the decompression session to emit all
+    /// delayed frames." Nothing in Apple's documentation lets it cost the decoder its references:
+    /// decoding simply goes on. A finish after every fifth sample, mid-GOP, with B-frame
+    /// reordering: every frame still comes out, clean, with ffmpeg's picture.
+    @Test(arguments: [bpyramid, hevcMain], [false, true])
+    func finishMidStreamEmitsTheDelayedFramesAndDecodingGoesOn(stream: String, asynchronous: Bool) throws {
+        let samples = try Lifecycle.samples(stream)
+        let oracle = try Lifecycle.oracle(stream).map(\.md5)
+        let make = { (collector: OutputCollector) in
+            try DecompressionSession(
+                formatDescription: samples[0].formatDescription,
+                decoderSpecification: DecoderSpecification(hardwareAcceleration: .disabled),
+                outputHandler: collector.handler)
+        }
+        let positions = try Self.presentationPositions(samples, oracle: oracle, session: make)
+        let outputs = try Self.decodeFinishing(samples, every: 5, asynchronous: asynchronous, session: make)
+        #expect(outputs.count == samples.count)
+        #expect(outputs.allSatisfy { $0.status == nil && $0.imageBuffer != nil })
+        for output in outputs {
+            let refcon = try #require(output.frameRefcon as? Int)
+            let position = try #require(positions[refcon])
+            #expect(output.imageBuffer?.md5 == oracle[position], "\(stream) refcon \(refcon)")
+        }
+        // Each finish emitted the frames it was asked to: after it, every frame accepted before it is out.
+        #expect(Set(outputs.compactMap { $0.frameRefcon as? Int }) == Set(samples.indices))
+    }
+
+    /// The same on a conformance vector (1920x1080 High, deep reordering): a finish every seventh
+    /// sample, and each picture equals the one decoded without finishing, whose whole output has the
+    /// suite's MD5.
+    @Test(.enabled(if: TestData.hasConformance))
+    func finishMidStreamOnAConformanceVectorKeepsEveryPicture() throws {
+        let vector = try #require(DecompressionSessionOracleTests.vectors.first { $0.stream.name == "HPCV_BRCM_A" })
+        let samples = ElementaryStreamParser.samples(in: try vector.stream.bytes(), codec: .h264)
+        let make = { (collector: OutputCollector) in
+            try DecompressionSession(
+                formatDescription: samples[0].formatDescription,
+                decoderSpecification: DecoderSpecification(hardwareAcceleration: .disabled, threadCount: 2),
+                outputHandler: collector.handler)
+        }
+        let whole = try Self.decodeFinishing(samples, every: Int.max, asynchronous: false, session: make)
+        var digest = MD5()
+        for image in whole.compactMap(\.imageBuffer) { image.appendSamples(to: &digest) }
+        #expect(digest.finish() == vector.md5)
+        var expected: [Int: String] = [:]
+        for output in whole {
+            if let refcon = output.frameRefcon as? Int { expected[refcon] = output.imageBuffer?.md5 }
+        }
+
+        let finished = try Self.decodeFinishing(samples, every: 7, asynchronous: true, session: make)
+        #expect(finished.count == samples.count)
+        #expect(finished.allSatisfy { $0.status == nil && $0.imageBuffer != nil })
+        for output in finished {
+            let refcon = try #require(output.frameRefcon as? Int)
+            #expect(output.imageBuffer?.md5 == expected[refcon], "refcon \(refcon)")
+        }
+    }
+
+    /// The samples kept for a finish are bounded: past the limit they are let go until the next
+    /// sync sample, and a finish until then restarts decoding there (the old behaviour).
+    @Test func theReplayBufferIsBounded() {
+        var buffer = ReplayBuffer(limit: 100)
+        buffer.record(Array(repeating: 0, count: 40), isSync: false)
+        #expect(!buffer.isComplete && buffer.samples.isEmpty, "nothing before the first sync sample")
+        buffer.record(Array(repeating: 1, count: 40), isSync: true)
+        buffer.record(Array(repeating: 2, count: 40), isSync: false)
+        #expect(buffer.isComplete && buffer.byteCount == 80 && buffer.samples.count == 2)
+        buffer.record(Array(repeating: 3, count: 40), isSync: false)
+        #expect(!buffer.isComplete && buffer.byteCount == 0 && buffer.samples.isEmpty, "over the limit")
+        buffer.record(Array(repeating: 4, count: 40), isSync: false)
+        #expect(!buffer.isComplete && buffer.samples.isEmpty)
+        buffer.record(Array(repeating: 5, count: 40), isSync: true)
+        #expect(buffer.isComplete && buffer.samples == [Array(repeating: 5, count: 40)])
+    }
+
     // MARK: - Low delay
 
     /// Streams without reordering, each with its `ffmpeg -f framemd5` oracle.
@@ -305,5 +414,67 @@ import Testing
         let image = try #require(collector.outputs.first?.imageBuffer)
         #expect(image.pixelFormat == .nv12VideoRange)
         #expect(image.copiedByteCount > 0)
+    }
+}
+
+// MARK: - On the GPU (the test VA driver)
+
+extension VATestDriverTests {
+    /// `finishDelayedFrames()` keeps the references on the GPU path too: libavcodec's VA-API
+    /// hwaccel is drained and given the samples since the last sync sample again.
+    @Suite struct HardwareFinish {
+        typealias Hardware = VATestDriverTests.HardwareSessions
+
+        @Test(.enabled(if: TestVADriver.isBuilt), arguments: ["h264-high-bpyramid.264", "hevc-main.265"])
+        func finishMidStreamOnTheGPUKeepsEveryPicture(stream: String) throws {
+            let samples = try Hardware.samples(try Hardware.fixture(stream))
+            let make = { (collector: DecompressionSessionDocumentedLifecycleTests.OutputCollector) in
+                try Self.session(samples[0].formatDescription, handler: collector.handler)
+            }
+            let whole = try DecompressionSessionDocumentedLifecycleTests.decodeFinishing(
+                samples, every: Int.max, asynchronous: false, session: make)
+            #expect(whole.count == samples.count)
+            #expect(whole.allSatisfy { $0.status == nil && $0.imageBuffer != nil })
+            // The driver's stamp, without its decode index (which counts the replayed pictures too).
+            func identity(_ output: DecompressionOutput) -> DriverStamp? {
+                guard let image = output.imageBuffer, var stamp = Hardware.stamp(image) else { return nil }
+                stamp.decodeIndex = 0
+                return stamp
+            }
+            var expected: [Int: DriverStamp] = [:]
+            for output in whole {
+                if let refcon = output.frameRefcon as? Int { expected[refcon] = identity(output) }
+            }
+            #expect(expected.count == samples.count)
+            for (refcon, stamp) in expected {
+                #expect(stamp.hash == Hardware.sliceHash(samples[refcon]), "each picture is its own sample's")
+            }
+
+            let finished = try DecompressionSessionDocumentedLifecycleTests.decodeFinishing(
+                samples, every: 5, asynchronous: true, session: make)
+            #expect(finished.count == samples.count)
+            #expect(finished.allSatisfy { $0.status == nil && $0.imageBuffer != nil })
+            for output in finished {
+                let refcon = try #require(output.frameRefcon as? Int)
+                #expect(identity(output) == expected[refcon], "\(stream) refcon \(refcon)")
+            }
+        }
+
+        /// A GPU session on the test driver, with its libva variables set while the display opens.
+        static func session(
+            _ format: VideoFormatDescription, handler: @escaping DecompressionSession.OutputHandler
+        ) throws -> DecompressionSession {
+            var variables: [String: String?] = [
+                "LIBVA_DRIVERS_PATH": TestVADriver.buildDirectory.path, "LIBVA_DRIVER_NAME": TestVADriver.driverName,
+            ]
+            for name in TestVADriver.faultVariables { variables[name] = nil }
+            return try TestVADriver.withEnvironment(variables) {
+                try DecompressionSession(
+                    formatDescription: format,
+                    decoderSpecification: DecoderSpecification(
+                        hardwareAcceleration: .required, renderNodePath: Hardware.node, threadCount: 1),
+                    outputHandler: handler)
+            }
+        }
     }
 }

@@ -397,13 +397,17 @@ import Testing
 
     // MARK: - Draining mid-stream
 
+    /// Decoding goes on after `finishDelayedFrames()` with the decoder's references intact, as in
+    /// VideoToolbox. (This test used to expect the three frames after the finish to be dropped
+    /// as missing their references; Apple documents no such loss: the finish only "directs the
+    /// decompression session to emit all delayed frames".)
     @Test(arguments: [bpyramid, hevcMain])
-    func finishDelayedFramesThenContinuingRestartsAtTheNextSyncSample(stream: String) throws {
+    func finishDelayedFramesThenContinuingKeepsTheReferences(stream: String) throws {
         let samples = try Self.samples(stream)
         let oracle = try Self.oracle(stream)
         // Decode order, H.264: I0 P4 B2 b1 b3 … P20 B18 b17 b19 | P23 B21 B22 | I24 …; HEVC:
         // I0 P5 B3 B1 B2 B4 … P20 B18 B16 B17 B19 | P23 B22 B21 | I24 …. Either way the first 21
-        // samples are display frames 0–20, and the next three need pictures the drain dropped.
+        // samples are display frames 0–20, and the next three need pictures decoded before the finish.
         let cut = 21
         let nextSync = 24
         try #require(samples.count == 48)
@@ -428,16 +432,8 @@ import Testing
 
         let rest = Array(collector.outputs.dropFirst(cut))
         #expect(rest.count == samples.count - cut)
-        let skipped = rest.filter { ($0.frameRefcon as? Int).map { $0 < nextSync } ?? false }
-        #expect(skipped.compactMap { $0.frameRefcon as? Int }.sorted() == Array(cut..<nextSync))
-        for output in skipped {
-            #expect(output.infoFlags.contains(.frameDropped))
-            #expect(output.imageBuffer == nil)
-            #expect(output.status == .videoDecoderReferenceMissing)
-        }
-        let resumed = rest.filter { ($0.frameRefcon as? Int).map { $0 >= nextSync } ?? false }
-        #expect(resumed.allSatisfy { $0.status == nil })
-        #expect(resumed.map { $0.imageBuffer?.md5 } == oracle[nextSync...].map(\.md5))
+        #expect(rest.allSatisfy { $0.status == nil && $0.imageBuffer != nil })
+        #expect(rest.map { $0.imageBuffer?.md5 } == oracle[cut...].map(\.md5))
     }
 
     // MARK: - Parallel sessions

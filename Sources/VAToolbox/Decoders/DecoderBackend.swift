@@ -31,6 +31,15 @@ protocol DecoderBackend: AnyObject {
 extension DecoderBackend {
     /// One: a GPU back end drives the GPU from one libavcodec thread.
     var decodingThreads: Int { 1 }
+
+    /// Decodes samples again for their reference pictures only, after a drain: every picture
+    /// they give, now or later, carries a negative token, which the session never hands out.
+    /// Their failures were reported when they were first decoded.
+    func replay(_ samples: [[UInt8]]) {
+        for (index, data) in samples.enumerated() {
+            _ = decode(data, token: -1 - Int64(index))
+        }
+    }
 }
 
 /// The GPU a hardware back end decodes on.

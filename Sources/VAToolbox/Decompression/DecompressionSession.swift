@@ -224,10 +224,17 @@ public final class DecompressionSession: Sendable {
     /// Hands out every frame the decoder holds back for reordering —
     /// `VTDecompressionSessionFinishDelayedFrames` — and waits for them.
     ///
-    /// Afterwards the decoder starts afresh: it keeps no reference pictures, so decoding continues
-    /// at the next sync sample. Non-sync samples decoded before it come back with
-    /// ``VTError/videoDecoderReferenceMissing`` and ``DecodeInfoFlags/frameDropped``. Call it at
-    /// the end of a stream, or before a seek.
+    /// Decoding then goes on with the decoder's references intact, as in VideoToolbox: libavcodec
+    /// can only hand out its last pictures by draining, which drops its references, so the session
+    /// drains it and sends it the samples since the last sync sample again with their output
+    /// suppressed. That costs about one decode of those samples (a GOP at most) per call, and the
+    /// session keeps their compressed bytes (at most 64 MiB; past that, and before decoding has
+    /// reached a sync sample, decoding restarts at the next sync sample instead, and the non-sync
+    /// samples before it come back with ``VTError/videoDecoderReferenceMissing`` and
+    /// ``DecodeInfoFlags/frameDropped``). Frames decoded after a finish may come out before
+    /// frames emitted by it in presentation order (B-frames whose later references were emitted).
+    /// To start afresh without references (a seek), give the next sample
+    /// ``SampleAttachments/resetDecoderBeforeDecoding``.
     ///
     /// - Throws: ``VTError/invalidSession`` after ``invalidate()``.
     public func finishDelayedFrames() throws(VTError) {

@@ -52,6 +52,8 @@ final class SessionDecoder: @unchecked Sendable {
     private var phase: Phase
     /// Whether the back end has been given a sample since it opened.
     private var backendHasDecoded = false
+    /// The samples since the last sync sample, for a finish that keeps the references.
+    private var replay = ReplayBuffer()
     /// The description of the last sample given to the back end (or of the session, before any).
     private var currentFormat: VideoFormatDescription
     private var failover: FailoverPolicy
@@ -80,11 +82,12 @@ final class SessionDecoder: @unchecked Sendable {
     // MARK: - The lifecycle
 
     /// Decodes one accepted frame, or reports why it is not decoded, honouring its sample's
-    /// attachments: `resetDecoderBeforeDecoding` drains the back end first, `drainAfterDecoding`
-    /// after.
+    /// attachments: `resetDecoderBeforeDecoding` drains the back end first and restarts it
+    /// without references, `drainAfterDecoding` hands out the delayed frames after, as
+    /// ``finishDelayedFrames()`` does.
     func run(_ job: Job) {
         guard !shared.withLock({ $0.isInvalidated }) else { return }  // invalidate() reports the frame
-        if job.sample.attachments.contains(.resetDecoderBeforeDecoding) { finishDelayedFrames() }
+        if job.sample.attachments.contains(.resetDecoderBeforeDecoding) { resetDecoder() }
         follow(job)
         dispatch(job)
         if job.sample.attachments.contains(.drainAfterDecoding) { finishDelayedFrames() }
@@ -109,15 +112,40 @@ final class SessionDecoder: @unchecked Sendable {
         }
     }
 
-    /// Hands out every frame the back end holds back; afterwards it has no references, so
-    /// decoding goes on at the next sync sample. Frames accepted but not given to the back end
+    /// Hands out every frame the back end holds back, and lets decoding go on with its
+    /// references: the back end is drained, then given the samples since the last sync sample
+    /// again with their output suppressed (see ``ReplayBuffer``). When those samples are not all
+    /// kept (decoding has not reached a sync sample, or the GOP outgrew the buffer), decoding
+    /// restarts at the next sync sample instead. Frames accepted but not given to the back end
     /// yet (asynchronous frames still queued) are not touched.
     func finishDelayedFrames() {
         guard let backend = phase.backend else { return }
         var pictures = backend.drain()
         deliver(&pictures, from: backend, lostAfterDrain: true)
+        guard case .decoding = phase, replay.isComplete else {
+            restartAtNextSync(backend)
+            return
+        }
+        let next = reopenedIfSettingsChanged(backend)
+        next.replay(replay.samples)
+        backendHasDecoded = true
+        phase = .decoding(next)
+    }
+
+    /// Hands out every frame the back end holds back and starts it afresh without references:
+    /// decoding goes on at the next sync sample (`kCMSampleAttachmentKey_ResetDecoderBeforeDecoding`).
+    func resetDecoder() {
+        guard let backend = phase.backend else { return }
+        var pictures = backend.drain()
+        deliver(&pictures, from: backend, lostAfterDrain: true)
+        restartAtNextSync(backend)
+    }
+
+    /// Waits for a sync sample with no reference pictures.
+    private func restartAtNextSync(_ backend: any DecoderBackend) {
         phase = .awaitingSync(reopenedIfSettingsChanged(backend))
         references.reset()
+        replay.reset()
     }
 
     // MARK: - Settings
@@ -211,6 +239,7 @@ final class SessionDecoder: @unchecked Sendable {
             data = job.inBandConfiguration + data
         }
         lastSentToken = job.token
+        replay.record(data, isSync: job.sample.isSync)
         backendHasDecoded = true
         currentFormat = job.sample.formatDescription
         var step = backend.decode(data, token: job.token)
@@ -290,6 +319,7 @@ final class SessionDecoder: @unchecked Sendable {
         do throws(VTError) {
             let software = try DecoderSelection.software(for: format, specification: settings.effectiveSpecification)
             phase = .awaitingSync(software)
+            replay.reset()
             settingsChanged = false
             backendHasDecoded = false
             shared.withLock { $0.decodingThreads = software.decodingThreads }
@@ -318,6 +348,8 @@ final class SessionDecoder: @unchecked Sendable {
     private func deliver(_ pictures: inout [DecodedPicture], from backend: any DecoderBackend, lostAfterDrain: Bool) {
         pictures.reverse()
         while let picture = pictures.popLast() {
+            // A picture of a replayed sample: its frame was handed out before the finish.
+            guard picture.token >= 0 else { continue }
             if backend.hardware != nil { countDeviceResult(isFault: picture.isDeviceFault, token: picture.token) }
             finish(picture.token, status: picture.status, image: picture.pixelBuffer, handOut: picture.handOut)
         }
