@@ -9,6 +9,11 @@ let package = Package(
     products: [
         .library(name: "VAToolbox", targets: ["VAToolbox"]),
         .executable(name: "vatoolbox", targets: ["vatoolbox"]),
+        // Source compatibility with Apple's frameworks (Docs/PortingFromVideoToolbox.md): each
+        // re-exports the one below, down to the Core Foundation vocabulary.
+        .library(name: "VideoToolbox", targets: ["VideoToolbox"]),
+        .library(name: "CoreMedia", targets: ["CoreMedia"]),
+        .library(name: "CoreVideo", targets: ["CoreVideo"]),
         // Test support, see Docs/TestVADriver.md: the test VA driver, loaded by libva with
         // LIBVA_DRIVERS_PATH=<build dir> LIBVA_DRIVER_NAME=libvatbtest, and the DRM node shim
         // for LD_PRELOAD into the ffmpeg and vatoolbox CLIs.
@@ -40,6 +45,11 @@ let package = Package(
             name: "VAToolbox",
             dependencies: ["CFFmpeg", "CVAAPI", "CDRM"]
         ),
+        // The compatibility veneer over VAToolbox: Apple's C-style API, no decoding of its own.
+        .target(name: "CoreFoundationCompat"),
+        .target(name: "CoreVideo", dependencies: ["CoreFoundationCompat", "VAToolbox"]),
+        .target(name: "CoreMedia", dependencies: ["CoreVideo", "VAToolbox"]),
+        .target(name: "VideoToolbox", dependencies: ["CoreMedia", "VAToolbox"]),
         .executableTarget(
             name: "vatoolbox",
             dependencies: ["VAToolbox", "CFFmpeg"]
@@ -63,6 +73,13 @@ let package = Package(
             name: "VAToolboxTests",
             dependencies: ["VAToolbox", "CFFmpeg", "CVAAPI", "CDRM", "VADRMShim"],
             path: "Tests/VAToolboxTests"
+        ),
+        // The seeds' decoders written against Apple's API (Seeds/), compiled unchanged against the
+        // compatibility modules and checked against the ffmpeg CLI.
+        .testTarget(
+            name: "VideoToolboxCompatTests",
+            dependencies: ["VideoToolbox", "VAToolbox"],
+            path: "Tests/VideoToolboxCompatTests"
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -62,6 +62,15 @@ import Testing
         (.sampleBufferInvalidated, "kCMSampleBufferError_Invalidated"),
         (.sampleBufferDataFailed, "kCMSampleBufferError_DataFailed"),
         (.sampleBufferDataCanceled, "kCMSampleBufferError_DataCanceled"),
+        (.pixelBufferError, "kCVReturnError"),
+        (.pixelBufferInvalidArgument, "kCVReturnInvalidArgument"),
+        (.pixelBufferAllocationFailed, "kCVReturnAllocationFailed"),
+        (.pixelBufferUnsupported, "kCVReturnUnsupported"),
+        (.invalidPixelFormat, "kCVReturnInvalidPixelFormat"),
+        (.invalidSize, "kCVReturnInvalidSize"),
+        (.invalidPixelBufferAttributes, "kCVReturnInvalidPixelBufferAttributes"),
+        (.poolAllocationFailed, "kCVReturnPoolAllocationFailed"),
+        (.invalidPoolAttributes, "kCVReturnInvalidPoolAttributes"),
     ]
 
     /// The `| name | value |` rows of ../shared/apple-status-codes.md, the team's reference.

@@ -6,11 +6,16 @@ import Synchronization
 /// A buffer from the software decoder references the decoder's own frame memory, and one from
 /// the VA-API decoder is the GPU surface the picture was decoded into: nothing is copied to hand
 /// it to you (``copiedByteCount`` is 0). A surface is read back only while it is locked, and can
-/// be shared with a GPU API without a copy through ``exportDMABuf()``. Its pixels are reached through
-/// ``withLockedPlanes(_:_:)``, the equivalent of `CVPixelBufferLockBaseAddress` +
-/// `CVPixelBufferGetBaseAddressOfPlane` + `CVPixelBufferUnlockBaseAddress`; the addresses are valid
-/// only inside the closure. The picture is already cropped to the stream's cropping window
-/// exactly, odd offsets included.
+/// be shared with a GPU API without a copy through ``exportDMABuf()``. Its pixels are reached in
+/// two ways:
+/// - scoped, through ``withLockedPlanes(_:)`` and ``withLockedPlanesForWriting(_:)``: the
+///   addresses are valid only inside the closure;
+/// - as a balanced pair, ``lockBaseAddress(_:)`` … ``unlockBaseAddress(_:)``
+///   (`CVPixelBufferLockBaseAddress` … `CVPixelBufferUnlockBaseAddress`): ``lockedPlanes`` lends
+///   the planes until the last unlock. A GPU surface is read back on the first lock and the
+///   read-back released on the last unlock.
+///
+/// The picture is already cropped to the stream's cropping window exactly, odd offsets included.
 public final class PixelBuffer: Sendable, CustomStringConvertible {
     /// The displayed width in pixels (`CVPixelBufferGetWidth`).
     public let width: Int
@@ -20,7 +25,7 @@ public final class PixelBuffer: Sendable, CustomStringConvertible {
     public let pixelFormat: PixelFormat
     /// Colour, range, field and aspect information (`CVBufferGetAttachments`).
     public var attachments: ImageBufferAttachments {
-        frame.withLock { ImageBufferAttachments(frame: $0.pointer) }
+        storage.withLock { ImageBufferAttachments(frame: $0.frame.pointer) }
     }
     /// The number of planes (`CVPixelBufferGetPlaneCount`; 1 for packed formats).
     public let planeCount: Int
@@ -29,12 +34,12 @@ public final class PixelBuffer: Sendable, CustomStringConvertible {
     /// back (`vaGetImage`), and ``exportDMABuf()`` shares it without a copy. False for pictures
     /// in CPU memory, and for a surface made writable (which copies it to CPU memory).
     public var isGPUSurface: Bool {
-        frame.withLock { $0.pointer.pointee.format.pixelFormat == AV_PIX_FMT_VAAPI }
+        storage.withLock { $0.frame.isSurface }
     }
 
-    /// The frame, behind a lock: read-only locks share it, a read-write lock may replace it by a
-    /// private copy first (`av_frame_make_writable`).
-    private let frame: Mutex<FrameReference>
+    /// The frame and the base-address locks, behind a mutex: read-only locks share the frame, a
+    /// read-write lock may replace it by a private copy first (`av_frame_make_writable`).
+    private let storage: Mutex<Storage>
     /// Bytes copied to produce or to write to this buffer; 0 for a zero-copy decoder frame.
     private let copied = Atomic<Int>(0)
 
@@ -52,7 +57,7 @@ public final class PixelBuffer: Sendable, CustomStringConvertible {
         let isSurface = pointer.pointee.format.pixelFormat == AV_PIX_FMT_VAAPI
         let dataFormat = isSurface ? CFFmpeg_frame_hw_sw_format(pointer) : pointer.pointee.format.pixelFormat
         planeCount = Int(av_pix_fmt_count_planes(dataFormat))
-        self.frame = Mutex(frame)
+        self.storage = Mutex(Storage(frame: frame))
         copied.store(copiedByteCount, ordering: .relaxed)
     }
 
@@ -91,13 +96,12 @@ public final class PixelBuffer: Sendable, CustomStringConvertible {
     public func withLockedPlanes<Result, Failure: Error>(_ body: ([Plane]) throws(Failure) -> Result) throws(Failure)
         -> Result
     {
-        try frame.withLock { (reference: inout FrameReference) throws(Failure) -> Result in
-            guard reference.pointer.pointee.format.pixelFormat == AV_PIX_FMT_VAAPI else {
-                return try body(Self.planes(of: reference.pointer))
-            }
+        try storage.withLock { (storage: inout Storage) throws(Failure) -> Result in
+            // A pair lock's read-back (or the CPU frame) serves the scoped lock too.
+            if let planes = storage.lockedPlanes { return try body(planes) }
             // A surface is read back for the lock and the read-back freed at unlock. A surface
             // that cannot be read back (the GPU failed) lends no planes.
-            guard let mapped = try? SurfaceMapping.map(reference.pointer) else { return try body([]) }
+            guard let mapped = try? SurfaceMapping.map(storage.frame.pointer) else { return try body([]) }
             return try body(Self.planes(of: mapped.pointer))
         }
     }
@@ -111,17 +115,163 @@ public final class PixelBuffer: Sendable, CustomStringConvertible {
     public func withLockedPlanesForWriting<Result>(_ body: ([Plane]) throws(VTError) -> Result) throws(VTError)
         -> Result
     {
-        try frame.withLock { (reference: inout FrameReference) throws(VTError) -> Result in
-            if reference.pointer.pointee.format.pixelFormat == AV_PIX_FMT_VAAPI {
-                reference = try SurfaceMapping.download(reference.pointer)
-                copied.add(Self.byteCount(reference.pointer), ordering: .relaxed)
-            } else if av_frame_is_writable(reference.pointer) == 0 {
-                try FFmpegStatus.check(
-                    av_frame_make_writable(reference.pointer), "av_frame_make_writable",
-                    "copying a shared frame to write to it")
-                copied.add(Self.byteCount(reference.pointer), ordering: .relaxed)
+        try storage.withLock { (storage: inout Storage) throws(VTError) -> Result in
+            try makeWritable(&storage)
+            return try body(Self.planes(of: storage.frame.pointer))
+        }
+    }
+
+    // MARK: - Lock and unlock as a pair
+
+    /// How a base-address lock is taken — `CVPixelBufferLockFlags`.
+    public struct LockFlags: OptionSet, Sendable, Hashable {
+        /// The bit mask, with Apple's bit values.
+        public let rawValue: UInt64
+        /// Creates flags from a bit mask.
+        public init(rawValue: UInt64) { self.rawValue = rawValue }
+
+        /// `kCVPixelBufferLock_ReadOnly`: the planes are only read while the lock is held. Pass it
+        /// to the unlock too. Without it the lock is for reading and writing, and a picture that
+        /// shares its memory with the decoder (or lives on the GPU) is copied first.
+        public static let readOnly = Self(rawValue: 1)
+    }
+
+    /// Locks the planes in CPU memory until the matching ``unlockBaseAddress(_:)`` —
+    /// `CVPixelBufferLockBaseAddress`.
+    ///
+    /// Locks nest: every lock needs one unlock with the same flags, and ``lockedPlanes`` lends
+    /// the planes while at least one lock is held. The first lock of a GPU surface reads it back
+    /// (`vaGetImage`); the last unlock releases the read-back. A read-write lock (no flags) gives
+    /// the buffer memory of its own first when it shares the decoder's or is a GPU surface (one
+    /// copy, counted in ``copiedByteCount``), so writing never changes a reference picture.
+    ///
+    /// - Parameter flags: ``LockFlags/readOnly``, or no flags to read and write.
+    /// - Throws: ``VTError/pixelBufferError`` (`kCVReturnError`) when a GPU surface cannot be
+    ///   read back, or when a read-write lock would need a private copy while read-only locks
+    ///   hold the shared memory (their addresses would go stale: unlock them first);
+    ///   ``VTError/pixelBufferAllocationFailed`` when the copy cannot be made.
+    public func lockBaseAddress(_ flags: LockFlags = []) throws(VTError) {
+        try storage.withLock { (storage: inout Storage) throws(VTError) in
+            if flags.contains(.readOnly) {
+                if storage.lockCount == 0, storage.frame.isSurface {
+                    do throws(VTError) {
+                        storage.readBack = try SurfaceMapping.map(storage.frame.pointer)
+                    } catch {
+                        throw VTError.pixelBufferError.with(
+                            "the GPU surface could not be read back for the lock: \(error.reason)", cause: error.cause)
+                    }
+                }
+                storage.readOnlyLocks += 1
+            } else {
+                if storage.lockCount > 0 && !storage.isPrivatelyWritable {
+                    throw VTError.pixelBufferError.with(
+                        "a read-write lock needs a private copy of the picture, which cannot be made while "
+                            + "\(storage.readOnlyLocks) read-only lock(s) lend the shared memory",
+                        hint: "unlock the read-only locks first, or lock read-write from the start")
+                }
+                do throws(VTError) {
+                    try makeWritable(&storage)
+                } catch {
+                    throw VTError.pixelBufferAllocationFailed.with(
+                        "the picture could not be copied for writing: \(error.reason)", cause: error.cause)
+                }
+                storage.readWriteLocks += 1
             }
-            return try body(Self.planes(of: reference.pointer))
+        }
+    }
+
+    /// Releases one lock taken by ``lockBaseAddress(_:)`` — `CVPixelBufferUnlockBaseAddress`.
+    ///
+    /// The flags must be those of the lock it releases, as Apple requires: "Pass `readOnly` if you
+    /// locked the buffer for reading only, or pass no flags if you locked it for both reading and
+    /// writing." The last unlock ends ``lockedPlanes`` and releases a GPU surface's read-back.
+    ///
+    /// - Parameter flags: The flags the lock was taken with.
+    /// - Throws: ``VTError/pixelBufferError`` (`kCVReturnError`) when the buffer is not locked;
+    ///   ``VTError/pixelBufferInvalidArgument`` (`kCVReturnInvalidArgument`) when it is locked,
+    ///   but not with these flags (for example a read-only lock released as read-write). The
+    ///   locks are left as they were.
+    public func unlockBaseAddress(_ flags: LockFlags = []) throws(VTError) {
+        try storage.withLock { (storage: inout Storage) throws(VTError) in
+            let readOnly = flags.contains(.readOnly)
+            guard storage.lockCount > 0 else {
+                throw VTError.pixelBufferError.with("unlockBaseAddress was called on a buffer that is not locked")
+            }
+            guard (readOnly ? storage.readOnlyLocks : storage.readWriteLocks) > 0 else {
+                throw VTError.pixelBufferInvalidArgument.with(
+                    readOnly
+                        ? "the buffer is locked for reading and writing, but the unlock says read-only"
+                        : "the buffer is locked read-only, but the unlock does not pass .readOnly",
+                    hint: "unlock with the flags the lock was taken with")
+            }
+            if readOnly { storage.readOnlyLocks -= 1 } else { storage.readWriteLocks -= 1 }
+            if storage.lockCount == 0 { storage.readBack = nil }
+        }
+    }
+
+    /// Whether the buffer holds a ``lockBaseAddress(_:)`` lock now.
+    public var isBaseAddressLocked: Bool { storage.withLock { $0.lockCount > 0 } }
+
+    /// The planes while the buffer is locked by ``lockBaseAddress(_:)``; nil while it is not
+    /// (`CVPixelBufferGetBaseAddressOfPlane` returns NULL for an unlocked GPU buffer).
+    ///
+    /// The addresses are valid until the last ``unlockBaseAddress(_:)``. Write through them only
+    /// under a read-write lock.
+    public var lockedPlanes: [Plane]? {
+        storage.withLock { $0.lockCount > 0 ? $0.lockedPlanes : nil }
+    }
+
+    /// Gives the buffer memory it may write to: a GPU surface is copied to CPU memory, a frame
+    /// shared with the decoder copied (`av_frame_make_writable`); each copy is counted.
+    private func makeWritable(_ storage: inout Storage) throws(VTError) {
+        guard !storage.isPrivatelyWritable else { return }
+        guard storage.lockCount == 0 else {
+            throw VTError.pixelBufferError.with(
+                "the picture is not the buffer's own memory and base-address locks lend it; it cannot be "
+                    + "copied for writing until they are released")
+        }
+        if storage.frame.isSurface {
+            storage.frame = try SurfaceMapping.download(storage.frame.pointer)
+            storage.readBack = nil
+            copied.add(Self.byteCount(storage.frame.pointer), ordering: .relaxed)
+        } else {
+            try FFmpegStatus.check(
+                av_frame_make_writable(storage.frame.pointer), "av_frame_make_writable",
+                "copying a shared frame to write to it")
+            copied.add(Self.byteCount(storage.frame.pointer), ordering: .relaxed)
+        }
+    }
+
+    /// The frame, the locks held and a GPU surface's read-back while locked.
+    ///
+    /// Unchecked `Sendable`: it lives only inside the buffer's mutex, and its one raw pointer is
+    /// the frame of the read-back it sits beside, owned (as the frames are) by a
+    /// ``FrameReference`` that is itself `Sendable`.
+    private struct Storage: ~Copyable, @unchecked Sendable {
+        var frame: FrameReference
+        var readOnlyLocks = 0
+        var readWriteLocks = 0
+        /// A GPU surface read back into CPU memory while read-only locks are held.
+        var readBack: FrameReference? {
+            didSet { readBackPointer = readBack?.pointer }
+        }
+        /// The read-back's frame (kept beside it so that reading it does not consume it).
+        private(set) var readBackPointer: UnsafeMutablePointer<AVFrame>?
+
+        init(frame: consuming FrameReference) { self.frame = frame }
+
+        var lockCount: Int { readOnlyLocks + readWriteLocks }
+
+        /// Whether the frame's memory is the buffer's own, writable without a copy.
+        var isPrivatelyWritable: Bool {
+            !frame.isSurface && av_frame_is_writable(frame.pointer) != 0
+        }
+
+        /// The planes the pair lock lends: the read-back of a surface, else the frame's own;
+        /// nil for a surface not read back.
+        var lockedPlanes: [Plane]? {
+            if let readBackPointer { return PixelBuffer.planes(of: readBackPointer) }
+            return frame.isSurface ? nil : PixelBuffer.planes(of: frame.pointer)
         }
     }
 
@@ -134,11 +284,12 @@ public final class PixelBuffer: Sendable, CustomStringConvertible {
 
     /// Runs `body` with the frame, read-only, for the library's converters.
     func withFrame<Result>(_ body: (UnsafePointer<AVFrame>) throws(VTError) -> Result) throws(VTError) -> Result {
-        try frame.withLock { (reference: inout FrameReference) throws(VTError) -> Result in
-            guard reference.pointer.pointee.format.pixelFormat == AV_PIX_FMT_VAAPI else {
-                return try body(UnsafePointer(reference.pointer))
+        try storage.withLock { (storage: inout Storage) throws(VTError) -> Result in
+            if let readBack = storage.readBackPointer { return try body(UnsafePointer(readBack)) }
+            guard storage.frame.isSurface else {
+                return try body(UnsafePointer(storage.frame.pointer))
             }
-            let mapped = try SurfaceMapping.map(reference.pointer)
+            let mapped = try SurfaceMapping.map(storage.frame.pointer)
             return try body(UnsafePointer(mapped.pointer))
         }
     }
@@ -147,9 +298,8 @@ public final class PixelBuffer: Sendable, CustomStringConvertible {
     func withSurfaceFrame<Result>(_ body: (UnsafePointer<AVFrame>?) throws(VTError) -> Result) throws(VTError)
         -> Result
     {
-        try frame.withLock { (reference: inout FrameReference) throws(VTError) -> Result in
-            let isSurface = reference.pointer.pointee.format.pixelFormat == AV_PIX_FMT_VAAPI
-            return try body(isSurface ? UnsafePointer(reference.pointer) : nil)
+        try storage.withLock { (storage: inout Storage) throws(VTError) -> Result in
+            try body(storage.frame.isSurface ? UnsafePointer(storage.frame.pointer) : nil)
         }
     }
 
@@ -157,8 +307,7 @@ public final class PixelBuffer: Sendable, CustomStringConvertible {
     func withFrameForWriting<Result>(_ body: (UnsafeMutablePointer<AVFrame>) throws(VTError) -> Result) throws(VTError)
         -> Result
     {
-        try frame.withLock { (reference: inout FrameReference) throws(VTError) -> Result in try body(reference.pointer)
-        }
+        try storage.withLock { (storage: inout Storage) throws(VTError) -> Result in try body(storage.frame.pointer) }
     }
 
     /// Records bytes written into this buffer by a conversion.
@@ -166,7 +315,7 @@ public final class PixelBuffer: Sendable, CustomStringConvertible {
         copied.add(count, ordering: .relaxed)
     }
 
-    private static func planes(of frame: UnsafeMutablePointer<AVFrame>) -> [Plane] {
+    fileprivate static func planes(of frame: UnsafeMutablePointer<AVFrame>) -> [Plane] {
         let format = frame.pointee.format.pixelFormat
         guard let descriptor = av_pix_fmt_desc_get(format) else { return [] }
         let count = Int(av_pix_fmt_count_planes(format))
@@ -213,6 +362,9 @@ struct FrameReference: ~Copyable, @unchecked Sendable {
         av_frame_move_ref(frame, source)
         pointer = frame
     }
+
+    /// Whether the frame is a VA surface (`AV_PIX_FMT_VAAPI`).
+    var isSurface: Bool { pointer.pointee.format.pixelFormat == AV_PIX_FMT_VAAPI }
 
     /// Takes ownership of a frame the caller allocated.
     init(adopting frame: UnsafeMutablePointer<AVFrame>) {

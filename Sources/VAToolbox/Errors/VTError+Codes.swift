@@ -138,6 +138,29 @@ extension VTError {
     /// `kCMSampleBufferError_DataCanceled` (-16751).
     public static let sampleBufferDataCanceled = VTError(status: -16751)
 
+    // MARK: CoreVideo (CVReturn.h)
+
+    /// `kCVReturnError` (-6660): an otherwise undefined error, for example an unlock of a pixel
+    /// buffer that is not locked.
+    public static let pixelBufferError = VTError(status: -6660)
+    /// `kCVReturnInvalidArgument` (-6661): an invalid argument, for example unlock flags that
+    /// differ from the lock's.
+    public static let pixelBufferInvalidArgument = VTError(status: -6661)
+    /// `kCVReturnAllocationFailed` (-6662): memory could not be allocated.
+    public static let pixelBufferAllocationFailed = VTError(status: -6662)
+    /// `kCVReturnUnsupported` (-6663): the operation is not supported.
+    public static let pixelBufferUnsupported = VTError(status: -6663)
+    /// `kCVReturnInvalidPixelFormat` (-6680): the pixel format is not supported.
+    public static let invalidPixelFormat = VTError(status: -6680)
+    /// `kCVReturnInvalidSize` (-6681): the width or height is not supported.
+    public static let invalidSize = VTError(status: -6681)
+    /// `kCVReturnInvalidPixelBufferAttributes` (-6682): a pixel buffer attribute is invalid.
+    public static let invalidPixelBufferAttributes = VTError(status: -6682)
+    /// `kCVReturnPoolAllocationFailed` (-6690): the pool could not allocate a buffer.
+    public static let poolAllocationFailed = VTError(status: -6690)
+    /// `kCVReturnInvalidPoolAttributes` (-6691): a pool attribute is invalid.
+    public static let invalidPoolAttributes = VTError(status: -6691)
+
     /// Every status this library knows: value → Apple name and summary.
     static let catalogue: [Int32: CatalogueEntry] = Dictionary(
         uniqueKeysWithValues: catalogueRows.map { ($0.0, CatalogueEntry(name: $0.1, summary: $0.2)) })
@@ -204,5 +227,14 @@ extension VTError {
         (-12744, "kCMSampleBufferError_Invalidated", "the sample buffer was invalidated"),
         (-16750, "kCMSampleBufferError_DataFailed", "the sample data failed to load"),
         (-16751, "kCMSampleBufferError_DataCanceled", "loading the sample data was cancelled"),
+        (-6660, "kCVReturnError", "the pixel buffer operation failed"),
+        (-6661, "kCVReturnInvalidArgument", "an argument is invalid"),
+        (-6662, "kCVReturnAllocationFailed", "memory could not be allocated"),
+        (-6663, "kCVReturnUnsupported", "the operation is not supported"),
+        (-6680, "kCVReturnInvalidPixelFormat", "the pixel format is invalid"),
+        (-6681, "kCVReturnInvalidSize", "the size is invalid"),
+        (-6682, "kCVReturnInvalidPixelBufferAttributes", "a pixel buffer attribute is invalid"),
+        (-6690, "kCVReturnPoolAllocationFailed", "the pool could not allocate a buffer"),
+        (-6691, "kCVReturnInvalidPoolAttributes", "a pool attribute is invalid"),
     ]
 }

@@ -1,0 +1,119 @@
+public import VAToolbox
+
+// The keys are `nonisolated(unsafe)`: Foundation on Linux does not mark `NSString` `Sendable`, but
+// these are immutable string constants, never mutated after their one initialisation, and they
+// must be stored (not computed) so that `Unmanaged.passUnretained(key)` points at a live object.
+
+// The image buffer attachment keys and values (CVImageBuffer.h), with Apple's string values.
+
+/// Colour primaries — `kCVImageBufferColorPrimariesKey`.
+nonisolated(unsafe) public let kCVImageBufferColorPrimariesKey: CFString = "ColorPrimaries"
+/// BT.709 primaries — `kCVImageBufferColorPrimaries_ITU_R_709_2`.
+nonisolated(unsafe) public let kCVImageBufferColorPrimaries_ITU_R_709_2: CFString = "ITU_R_709_2"
+/// EBU 3213 primaries — `kCVImageBufferColorPrimaries_EBU_3213`.
+nonisolated(unsafe) public let kCVImageBufferColorPrimaries_EBU_3213: CFString = "EBU_3213"
+/// SMPTE C primaries — `kCVImageBufferColorPrimaries_SMPTE_C`.
+nonisolated(unsafe) public let kCVImageBufferColorPrimaries_SMPTE_C: CFString = "SMPTE_C"
+/// BT.2020 primaries — `kCVImageBufferColorPrimaries_ITU_R_2020`.
+nonisolated(unsafe) public let kCVImageBufferColorPrimaries_ITU_R_2020: CFString = "ITU_R_2020"
+/// DCI-P3 primaries — `kCVImageBufferColorPrimaries_DCI_P3`.
+nonisolated(unsafe) public let kCVImageBufferColorPrimaries_DCI_P3: CFString = "DCI_P3"
+/// P3 D65 primaries — `kCVImageBufferColorPrimaries_P3_D65`.
+nonisolated(unsafe) public let kCVImageBufferColorPrimaries_P3_D65: CFString = "P3_D65"
+/// Transfer function — `kCVImageBufferTransferFunctionKey`.
+nonisolated(unsafe) public let kCVImageBufferTransferFunctionKey: CFString = "TransferFunction"
+/// BT.709 transfer — `kCVImageBufferTransferFunction_ITU_R_709_2`.
+nonisolated(unsafe) public let kCVImageBufferTransferFunction_ITU_R_709_2: CFString = "ITU_R_709_2"
+/// SMPTE ST 2084 (PQ) transfer — `kCVImageBufferTransferFunction_SMPTE_ST_2084_PQ`.
+nonisolated(unsafe) public let kCVImageBufferTransferFunction_SMPTE_ST_2084_PQ: CFString = "SMPTE_ST_2084_PQ"
+/// BT.2100 HLG transfer — `kCVImageBufferTransferFunction_ITU_R_2100_HLG`.
+nonisolated(unsafe) public let kCVImageBufferTransferFunction_ITU_R_2100_HLG: CFString = "ITU_R_2100_HLG"
+/// sRGB transfer — `kCVImageBufferTransferFunction_sRGB`.
+nonisolated(unsafe) public let kCVImageBufferTransferFunction_sRGB: CFString = "IEC_sRGB"
+/// BT.2020 transfer — `kCVImageBufferTransferFunction_ITU_R_2020`.
+nonisolated(unsafe) public let kCVImageBufferTransferFunction_ITU_R_2020: CFString = "ITU_R_2020"
+/// YCbCr matrix — `kCVImageBufferYCbCrMatrixKey`.
+nonisolated(unsafe) public let kCVImageBufferYCbCrMatrixKey: CFString = "YCbCrMatrix"
+/// BT.709 matrix — `kCVImageBufferYCbCrMatrix_ITU_R_709_2`.
+nonisolated(unsafe) public let kCVImageBufferYCbCrMatrix_ITU_R_709_2: CFString = "ITU_R_709_2"
+/// BT.601 matrix — `kCVImageBufferYCbCrMatrix_ITU_R_601_4`.
+nonisolated(unsafe) public let kCVImageBufferYCbCrMatrix_ITU_R_601_4: CFString = "ITU_R_601_4"
+/// BT.2020 matrix — `kCVImageBufferYCbCrMatrix_ITU_R_2020`.
+nonisolated(unsafe) public let kCVImageBufferYCbCrMatrix_ITU_R_2020: CFString = "ITU_R_2020"
+/// Fields per picture, 1 or 2 — `kCVImageBufferFieldCountKey`.
+nonisolated(unsafe) public let kCVImageBufferFieldCountKey: CFString = "FieldCount"
+/// Field order — `kCVImageBufferFieldDetailKey`.
+nonisolated(unsafe) public let kCVImageBufferFieldDetailKey: CFString = "FieldDetail"
+/// Top field first — `kCVImageBufferFieldDetailTemporalTopFirst`.
+nonisolated(unsafe) public let kCVImageBufferFieldDetailTemporalTopFirst: CFString = "TemporalTopFirst"
+/// Bottom field first — `kCVImageBufferFieldDetailTemporalBottomFirst`.
+nonisolated(unsafe) public let kCVImageBufferFieldDetailTemporalBottomFirst: CFString = "TemporalBottomFirst"
+/// Pixel aspect ratio, a dictionary of the two spacings — `kCVImageBufferPixelAspectRatioKey`.
+nonisolated(unsafe) public let kCVImageBufferPixelAspectRatioKey: CFString = "PixelAspectRatio"
+/// Horizontal spacing — `kCVImageBufferPixelAspectRatioHorizontalSpacingKey`.
+nonisolated(unsafe) public let kCVImageBufferPixelAspectRatioHorizontalSpacingKey: CFString = "HorizontalSpacing"
+/// Vertical spacing — `kCVImageBufferPixelAspectRatioVerticalSpacingKey`.
+nonisolated(unsafe) public let kCVImageBufferPixelAspectRatioVerticalSpacingKey: CFString = "VerticalSpacing"
+
+/// The attachments a decoded picture starts with (and the colour extensions of a format
+/// description, in CoreMedia).
+package enum CVImageBufferAttachmentKeys {
+    static var primaries: [ColorPrimaries: CFString] {
+        [
+            .itu709: kCVImageBufferColorPrimaries_ITU_R_709_2, .ebu3213: kCVImageBufferColorPrimaries_EBU_3213,
+            .smpteC: kCVImageBufferColorPrimaries_SMPTE_C, .itu2020: kCVImageBufferColorPrimaries_ITU_R_2020,
+            .dciP3: kCVImageBufferColorPrimaries_DCI_P3, .p3D65: kCVImageBufferColorPrimaries_P3_D65,
+        ]
+    }
+    static var transfers: [TransferFunction: CFString] {
+        [
+            .itu709: kCVImageBufferTransferFunction_ITU_R_709_2, .smpte170M: kCVImageBufferTransferFunction_ITU_R_709_2,
+            .sRGB: kCVImageBufferTransferFunction_sRGB, .pq: kCVImageBufferTransferFunction_SMPTE_ST_2084_PQ,
+            .hlg: kCVImageBufferTransferFunction_ITU_R_2100_HLG,
+        ]
+    }
+    static var matrices: [YCbCrMatrix: CFString] {
+        [
+            .itu709: kCVImageBufferYCbCrMatrix_ITU_R_709_2, .bt470BG: kCVImageBufferYCbCrMatrix_ITU_R_601_4,
+            .itu601: kCVImageBufferYCbCrMatrix_ITU_R_601_4, .itu2020: kCVImageBufferYCbCrMatrix_ITU_R_2020,
+        ]
+    }
+
+    /// The `kCVImageBuffer…` dictionary of a picture's attachments.
+    static func dictionary(for attachments: ImageBufferAttachments) -> NSMutableDictionary {
+        let dictionary = colorDictionary(
+            primaries: attachments.colorPrimaries, transfer: attachments.transferFunction,
+            matrix: attachments.yCbCrMatrix, pixelAspectRatio: attachments.pixelAspectRatio)
+        dictionary[kCVImageBufferFieldCountKey] = NSNumber(value: attachments.fieldCount)
+        if attachments.fieldCount == 2 {
+            dictionary[kCVImageBufferFieldDetailKey] =
+                attachments.topFieldFirst
+                ? kCVImageBufferFieldDetailTemporalTopFirst : kCVImageBufferFieldDetailTemporalBottomFirst
+        }
+        return dictionary
+    }
+
+    /// The colour and aspect keys for the code points CoreVideo has constants for.
+    package static func colorDictionary(
+        primaries: ColorPrimaries?, transfer: TransferFunction?, matrix: YCbCrMatrix?,
+        pixelAspectRatio: PixelAspectRatio?
+    ) -> NSMutableDictionary {
+        let dictionary = NSMutableDictionary()
+        if let value = primaries.flatMap({ Self.primaries[$0] }) {
+            dictionary[kCVImageBufferColorPrimariesKey] = value
+        }
+        if let value = transfer.flatMap({ transfers[$0] }) {
+            dictionary[kCVImageBufferTransferFunctionKey] = value
+        }
+        if let value = matrix.flatMap({ matrices[$0] }) {
+            dictionary[kCVImageBufferYCbCrMatrixKey] = value
+        }
+        if let ratio = pixelAspectRatio {
+            let spacing = NSMutableDictionary()
+            spacing[kCVImageBufferPixelAspectRatioHorizontalSpacingKey] = NSNumber(value: ratio.horizontalSpacing)
+            spacing[kCVImageBufferPixelAspectRatioVerticalSpacingKey] = NSNumber(value: ratio.verticalSpacing)
+            dictionary[kCVImageBufferPixelAspectRatioKey] = spacing
+        }
+        return dictionary
+    }
+}

@@ -1,0 +1,604 @@
+import Foundation
+import Testing
+import VAToolbox
+import VideoToolbox
+
+/// The compatibility modules' C-style API against Apple's documented behaviour and values
+/// (../shared/apple-status-codes.md, the headers' FourCCs) and the fixtures' ffprobe oracles.
+@Suite struct CompatibilityAPITests {
+    static let fixtures = SeedDecoderTests.fixtures
+
+    /// A fixture's parameter sets and AVCC samples.
+    static func samples(_ name: String, codec: VideoCodecType) throws -> [SampleBuffer] {
+        let samples = ElementaryStreamParser.samples(
+            in: [UInt8](try Data(contentsOf: fixtures.appendingPathComponent(name))), codec: codec)
+        try #require(!samples.isEmpty)
+        return samples
+    }
+
+    /// ffprobe's first stream of a fixture.
+    static func probe(_ name: String) throws -> [String: Any] {
+        let data = try Data(contentsOf: fixtures.appendingPathComponent(name + ".ffprobe.json"))
+        let root = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        return try #require((root["streams"] as? [[String: Any]])?.first)
+    }
+
+    /// A format description made the C way from a VAToolbox description's parameter sets.
+    static func formatDescription(_ format: VideoFormatDescription) throws -> CMVideoFormatDescription {
+        let pointers = format.parameterSets.map { set -> UnsafePointer<UInt8> in
+            let copy = UnsafeMutablePointer<UInt8>.allocate(capacity: set.count)
+            copy.initialize(from: set, count: set.count)
+            return UnsafePointer(copy)
+        }
+        defer { pointers.forEach { $0.deallocate() } }
+        var description: CMFormatDescription?
+        let status =
+            format.codecType == .hevc
+            ? CMVideoFormatDescriptionCreateFromHEVCParameterSets(
+                allocator: kCFAllocatorDefault, parameterSetCount: pointers.count, parameterSetPointers: pointers,
+                parameterSetSizes: format.parameterSets.map(\.count), nalUnitHeaderLength: 4, extensions: nil,
+                formatDescriptionOut: &description)
+            : CMVideoFormatDescriptionCreateFromH264ParameterSets(
+                allocator: kCFAllocatorDefault, parameterSetCount: pointers.count, parameterSetPointers: pointers,
+                parameterSetSizes: format.parameterSets.map(\.count), nalUnitHeaderLength: 4,
+                formatDescriptionOut: &description)
+        #expect(status == noErr)
+        return try #require(description)
+    }
+
+    /// A ready sample buffer over a copy of `bytes`.
+    static func sampleBuffer(_ bytes: [UInt8], format: CMFormatDescription) throws -> CMSampleBuffer {
+        var blockBuffer: CMBlockBuffer?
+        #expect(
+            CMBlockBufferCreateWithMemoryBlock(
+                allocator: nil, memoryBlock: nil, blockLength: bytes.count, blockAllocator: nil, customBlockSource: nil,
+                offsetToData: 0, dataLength: bytes.count, flags: kCMBlockBufferAssureMemoryNowFlag,
+                blockBufferOut: &blockBuffer) == kCMBlockBufferNoErr)
+        let block = try #require(blockBuffer)
+        #expect(
+            CMBlockBufferReplaceDataBytes(
+                with: bytes, blockBuffer: block, offsetIntoDestination: 0, dataLength: bytes.count)
+                == kCMBlockBufferNoErr)
+        var sampleBuffer: CMSampleBuffer?
+        let sizes = [bytes.count]
+        #expect(
+            CMSampleBufferCreateReady(
+                allocator: nil, dataBuffer: block, formatDescription: format, sampleCount: 1, sampleTimingEntryCount: 0,
+                sampleTimingArray: nil, sampleSizeEntryCount: 1, sampleSizeArray: sizes, sampleBufferOut: &sampleBuffer)
+                == noErr)
+        return try #require(sampleBuffer)
+    }
+
+    // MARK: - Constants
+
+    /// The `| name | value |` rows of ../shared/apple-status-codes.md.
+    static let referenceRows: [String: Int32] = {
+        let url = SeedDecoderTests.conformance.deletingLastPathComponent().appendingPathComponent(
+            "apple-status-codes.md")
+        guard let text = try? String(contentsOf: url, encoding: .utf8) else { return [:] }
+        var rows: [String: Int32] = [:]
+        for line in text.split(separator: "\n") {
+            let cells = line.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
+            if cells.count == 2, cells[0].hasPrefix("k"), let value = Int32(cells[1]) { rows[cells[0]] = value }
+        }
+        return rows
+    }()
+
+    @Test(.enabled(if: !referenceRows.isEmpty)) func statusConstantsHaveApplesValues() {
+        let constants: [String: OSStatus] = [
+            "kVTPropertyNotSupportedErr": kVTPropertyNotSupportedErr, "kVTPropertyReadOnlyErr": kVTPropertyReadOnlyErr,
+            "kVTParameterErr": kVTParameterErr, "kVTInvalidSessionErr": kVTInvalidSessionErr,
+            "kVTAllocationFailedErr": kVTAllocationFailedErr,
+            "kVTPixelTransferNotSupportedErr": kVTPixelTransferNotSupportedErr,
+            "kVTCouldNotFindVideoDecoderErr": kVTCouldNotFindVideoDecoderErr,
+            "kVTCouldNotCreateInstanceErr": kVTCouldNotCreateInstanceErr,
+            "kVTVideoDecoderBadDataErr": kVTVideoDecoderBadDataErr,
+            "kVTVideoDecoderUnsupportedDataFormatErr": kVTVideoDecoderUnsupportedDataFormatErr,
+            "kVTVideoDecoderMalfunctionErr": kVTVideoDecoderMalfunctionErr,
+            "kVTVideoDecoderNotAvailableNowErr": kVTVideoDecoderNotAvailableNowErr,
+            "kVTFormatDescriptionChangeNotSupportedErr": kVTFormatDescriptionChangeNotSupportedErr,
+            "kCMFormatDescriptionError_InvalidParameter": kCMFormatDescriptionError_InvalidParameter,
+            "kCMFormatDescriptionError_AllocationFailed": kCMFormatDescriptionError_AllocationFailed,
+            "kCMFormatDescriptionError_ValueNotAvailable": kCMFormatDescriptionError_ValueNotAvailable,
+            "kCMBlockBufferNoErr": kCMBlockBufferNoErr,
+            "kCMBlockBufferStructureAllocationFailedErr": kCMBlockBufferStructureAllocationFailedErr,
+            "kCMBlockBufferBlockAllocationFailedErr": kCMBlockBufferBlockAllocationFailedErr,
+            "kCMBlockBufferBadCustomBlockSourceErr": kCMBlockBufferBadCustomBlockSourceErr,
+            "kCMBlockBufferBadOffsetParameterErr": kCMBlockBufferBadOffsetParameterErr,
+            "kCMBlockBufferBadLengthParameterErr": kCMBlockBufferBadLengthParameterErr,
+            "kCMBlockBufferBadPointerParameterErr": kCMBlockBufferBadPointerParameterErr,
+            "kCMBlockBufferEmptyBBufErr": kCMBlockBufferEmptyBBufErr,
+            "kCMBlockBufferUnallocatedBlockErr": kCMBlockBufferUnallocatedBlockErr,
+            "kCMBlockBufferInsufficientSpaceErr": kCMBlockBufferInsufficientSpaceErr,
+            "kCMSampleBufferError_AllocationFailed": kCMSampleBufferError_AllocationFailed,
+            "kCMSampleBufferError_RequiredParameterMissing": kCMSampleBufferError_RequiredParameterMissing,
+            "kCMSampleBufferError_BufferNotReady": kCMSampleBufferError_BufferNotReady,
+            "kCMSampleBufferError_SampleIndexOutOfRange": kCMSampleBufferError_SampleIndexOutOfRange,
+            "kCMSampleBufferError_ArrayTooSmall": kCMSampleBufferError_ArrayTooSmall,
+            "kCMSampleBufferError_InvalidEntryCount": kCMSampleBufferError_InvalidEntryCount,
+            "kCMSampleBufferError_InvalidSampleData": kCMSampleBufferError_InvalidSampleData,
+            "kCMSampleBufferError_InvalidMediaFormat": kCMSampleBufferError_InvalidMediaFormat,
+        ]
+        for (name, value) in constants {
+            #expect(Self.referenceRows[name] == value, "\(name)")
+        }
+        #expect(noErr == 0)
+        #expect(kCVReturnSuccess == 0)
+        #expect(kCVReturnError == -6660)
+        #expect(kCVReturnInvalidArgument == -6661)
+    }
+
+    @Test func fourCharacterCodesHaveApplesValues() {
+        func fourCC(_ text: String) -> UInt32 { text.utf8.reduce(0) { $0 << 8 | UInt32($1) } }
+        #expect(kCMVideoCodecType_H264 == fourCC("avc1"))
+        #expect(kCMVideoCodecType_HEVC == fourCC("hvc1"))
+        #expect(kCMMediaType_Video == fourCC("vide"))
+        #expect(kCVPixelFormatType_420YpCbCr8BiPlanarVideoRange == fourCC("420v"))
+        #expect(kCVPixelFormatType_420YpCbCr8BiPlanarFullRange == fourCC("420f"))
+        #expect(kCVPixelFormatType_420YpCbCr8Planar == fourCC("y420"))
+        #expect(kCVPixelFormatType_420YpCbCr10BiPlanarVideoRange == fourCC("x420"))
+        #expect(kCVPixelFormatType_32BGRA == fourCC("BGRA"))
+        #expect(CFSwapInt32HostToBig(0x0102_0304) == UInt32(0x0102_0304).bigEndian)
+        #expect(CFSwapInt32BigToHost(CFSwapInt32HostToBig(0xDEAD_BEEF)) == 0xDEAD_BEEF)
+        #expect(CFSwapInt16(0x0102) == 0x0201)
+    }
+
+    // MARK: - Format descriptions
+
+    @Test(arguments: ["h264-main-cabac.264", "h264-cropped-642x362.264", "hevc-main.265"])
+    func formatDescriptionFromParameterSetsMatchesFFprobe(name: String) throws {
+        let codec: VideoCodecType = name.hasSuffix(".265") ? .hevc : .h264
+        let native = try #require(try Self.samples(name, codec: codec).first).formatDescription
+        let description = try Self.formatDescription(native)
+        let probe = try Self.probe(name)
+        let dimensions = CMVideoFormatDescriptionGetDimensions(description)
+        #expect(Int(dimensions.width) == probe["width"] as? Int)
+        #expect(Int(dimensions.height) == probe["height"] as? Int)
+        #expect(CMFormatDescriptionGetMediaType(description) == kCMMediaType_Video)
+        #expect(
+            CMFormatDescriptionGetMediaSubType(description)
+                == (codec == .hevc ? kCMVideoCodecType_HEVC : kCMVideoCodecType_H264))
+        let fullRange =
+            CMFormatDescriptionGetExtension(
+                description, extensionKey: kCMFormatDescriptionExtension_FullRangeVideo) as? NSNumber
+        #expect(fullRange?.boolValue == ((probe["color_range"] as? String) == "pc"))
+
+        var count = 0
+        var headerLength: Int32 = 0
+        for index in native.parameterSets.indices {
+            var pointer: UnsafePointer<UInt8>?
+            var size = 0
+            let status =
+                codec == .hevc
+                ? CMVideoFormatDescriptionGetHEVCParameterSetAtIndex(
+                    description, parameterSetIndex: index, parameterSetPointerOut: &pointer, parameterSetSizeOut: &size,
+                    parameterSetCountOut: &count, nalUnitHeaderLengthOut: &headerLength)
+                : CMVideoFormatDescriptionGetH264ParameterSetAtIndex(
+                    description, parameterSetIndex: index, parameterSetPointerOut: &pointer, parameterSetSizeOut: &size,
+                    parameterSetCountOut: &count, nalUnitHeaderLengthOut: &headerLength)
+            #expect(status == noErr)
+            let bytes = try #require(pointer)
+            #expect(Array(UnsafeBufferPointer(start: bytes, count: size)) == native.parameterSets[index])
+        }
+        #expect(count == native.parameterSets.count)
+        #expect(headerLength == 4)
+    }
+
+    @Test func unparsableParameterSetsAreAnInvalidParameter() {
+        let garbage: [UInt8] = [0x67, 0xFF, 0xFF]
+        let pps: [UInt8] = [0x68, 0xCE, 0x38, 0x80]
+        var description: CMFormatDescription?
+        let status = garbage.withUnsafeBufferPointer { sps in
+            pps.withUnsafeBufferPointer { pps in
+                CMVideoFormatDescriptionCreateFromH264ParameterSets(
+                    allocator: nil, parameterSetCount: 2, parameterSetPointers: [sps.baseAddress!, pps.baseAddress!],
+                    parameterSetSizes: [3, 4], nalUnitHeaderLength: 4, formatDescriptionOut: &description)
+            }
+        }
+        #expect(status == kCMFormatDescriptionError_InvalidParameter)
+        #expect(description == nil)
+    }
+
+    // MARK: - Block buffers and sample buffers
+
+    /// `kCFAllocatorNull` lends the memory: the buffer reads and writes it in place.
+    @Test func blockBuffersLendOrOwnTheirMemory() throws {
+        var bytes: [UInt8] = Array(0..<16)
+        try bytes.withUnsafeMutableBytes { memory in
+            var lent: CMBlockBuffer?
+            #expect(
+                CMBlockBufferCreateWithMemoryBlock(
+                    allocator: nil, memoryBlock: memory.baseAddress, blockLength: 16, blockAllocator: kCFAllocatorNull,
+                    customBlockSource: nil, offsetToData: 4, dataLength: 8, flags: 0, blockBufferOut: &lent)
+                    == kCMBlockBufferNoErr)
+            let buffer = try #require(lent)
+            #expect(CMBlockBufferGetDataLength(buffer) == 8)
+            var copied = [UInt8](repeating: 0, count: 8)
+            #expect(CMBlockBufferCopyDataBytes(buffer, atOffset: 0, dataLength: 8, destination: &copied) == 0)
+            #expect(copied == Array(4..<12))
+            let patch: [UInt8] = [0xAA, 0xBB]
+            #expect(
+                CMBlockBufferReplaceDataBytes(with: patch, blockBuffer: buffer, offsetIntoDestination: 1, dataLength: 2)
+                    == 0)
+            #expect(memory[5] == 0xAA && memory[6] == 0xBB, "the lent memory was written in place")
+
+            var tail: [UInt8] = [1, 2, 3]
+            let owned = UnsafeMutableRawPointer.allocate(byteCount: 3, alignment: 1)
+            owned.copyMemory(from: &tail, byteCount: 3)
+            #expect(
+                CMBlockBufferAppendMemoryBlock(
+                    buffer, memoryBlock: owned, length: 3, blockAllocator: nil, customBlockSource: nil, offsetToData: 0,
+                    dataLength: 3, flags: 0) == kCMBlockBufferNoErr)
+            #expect(CMBlockBufferGetDataLength(buffer) == 11)
+            #expect(!CMBlockBufferIsRangeContiguous(buffer, atOffset: 6, length: 4))
+            var all = [UInt8](repeating: 0, count: 11)
+            #expect(CMBlockBufferCopyDataBytes(buffer, atOffset: 0, dataLength: 11, destination: &all) == 0)
+            #expect(all == [4, 0xAA, 0xBB, 7, 8, 9, 10, 11, 1, 2, 3])
+            #expect(
+                CMBlockBufferCopyDataBytes(buffer, atOffset: 8, dataLength: 4, destination: &all)
+                    == kCMBlockBufferBadOffsetParameterErr)
+        }
+        var refused: CMBlockBuffer?
+        #expect(
+            CMBlockBufferCreateWithMemoryBlock(
+                allocator: nil, memoryBlock: nil, blockLength: 8, blockAllocator: kCFAllocatorNull,
+                customBlockSource: nil, offsetToData: 0, dataLength: 8, flags: 0, blockBufferOut: &refused)
+                == kCMBlockBufferBadPointerParameterErr)
+        #expect(
+            CMBlockBufferCreateWithMemoryBlock(
+                allocator: nil, memoryBlock: nil, blockLength: 8, blockAllocator: nil, customBlockSource: nil,
+                offsetToData: 4, dataLength: 8, flags: 0, blockBufferOut: &refused)
+                == kCMBlockBufferBadOffsetParameterErr)
+        #expect(refused == nil)
+    }
+
+    /// The attachment idiom: the array's dictionaries are the sample's own, changed in place.
+    @Test func sampleAttachmentsAreChangedInPlace() throws {
+        let samples = try Self.samples("h264-baseline-cavlc.264", codec: .h264)
+        let format = try Self.formatDescription(samples[1].formatDescription)
+        let sampleBuffer = try Self.sampleBuffer(samples[1].data, format: format)
+        #expect(CMSampleBufferGetSampleAttachmentsArray(sampleBuffer, createIfNecessary: false) == nil)
+        let attachments = CMSampleBufferGetSampleAttachmentsArray(sampleBuffer, createIfNecessary: true)
+        #expect(CFArrayGetCount(attachments) == 1)
+        let dict = unsafeBitCast(CFArrayGetValueAtIndex(attachments, 0), to: CFMutableDictionary.self)
+        CFDictionarySetValue(
+            dict, Unmanaged.passUnretained(kCMSampleAttachmentKey_NotSync).toOpaque(),
+            Unmanaged.passUnretained(kCFBooleanTrue).toOpaque())
+        CFDictionarySetValue(
+            dict, Unmanaged.passUnretained(kCMSampleAttachmentKey_DisplayImmediately).toOpaque(),
+            Unmanaged.passUnretained(kCFBooleanTrue).toOpaque())
+        let again = CMSampleBufferGetSampleAttachmentsArray(sampleBuffer, createIfNecessary: false)
+        let same = unsafeBitCast(CFArrayGetValueAtIndex(again, 0), to: CFDictionary.self)
+        #expect(same[kCMSampleAttachmentKey_NotSync] as? NSNumber == kCFBooleanTrue)
+        let native = try #require(try sampleBuffer.sampleBuffers().first)
+        #expect(native.attachments == [.notSync, .displayImmediately])
+        #expect(native.data == samples[1].data)
+    }
+
+    @Test func sampleBufferEntryCountsFollowCoreMedia() throws {
+        let samples = try Self.samples("h264-baseline-cavlc.264", codec: .h264)
+        let format = try Self.formatDescription(samples[0].formatDescription)
+        var sampleBuffer: CMSampleBuffer?
+        let sizes = [1, 2]
+        #expect(
+            CMSampleBufferCreate(
+                allocator: nil, dataBuffer: nil, dataReady: true, makeDataReadyCallback: nil, refcon: nil,
+                formatDescription: format, sampleCount: 3, sampleTimingEntryCount: 0, sampleTimingArray: nil,
+                sampleSizeEntryCount: 2, sampleSizeArray: sizes, sampleBufferOut: &sampleBuffer)
+                == kCMSampleBufferError_InvalidEntryCount)
+        #expect(
+            CMSampleBufferCreate(
+                allocator: nil, dataBuffer: nil, dataReady: true, makeDataReadyCallback: nil, refcon: nil,
+                formatDescription: format, sampleCount: 1, sampleTimingEntryCount: 1, sampleTimingArray: nil,
+                sampleSizeEntryCount: 0, sampleSizeArray: nil, sampleBufferOut: &sampleBuffer)
+                == kCMSampleBufferError_RequiredParameterMissing)
+        #expect(sampleBuffer == nil)
+    }
+
+    // MARK: - The session
+
+    /// Decodes the baseline fixture through the handler form; returns the pictures' MD5s.
+    @Test func outputHandlerFormDecodesEveryPictureAndMisuseIsAParameterError() throws {
+        let samples = try Self.samples("h264-baseline-cavlc.264", codec: .h264)
+        let format = try Self.formatDescription(samples[0].formatDescription)
+        let specification = [kVTVideoDecoderSpecification_EnableHardwareAcceleratedVideoDecoder: false] as CFDictionary
+        var created: VTDecompressionSession?
+        #expect(
+            VTDecompressionSessionCreate(
+                allocator: nil, formatDescription: format, decoderSpecification: specification,
+                imageBufferAttributes: nil, outputCallback: nil, decompressionSessionOut: &created) == noErr)
+        let session = try #require(created)
+        final class Hashes: @unchecked Sendable {
+            // Unchecked: written by the session's queue, read after the wait.
+            var list: [String] = []
+            var statuses: [OSStatus] = []
+        }
+        let hashes = Hashes()
+        for sample in samples {
+            let buffer = try Self.sampleBuffer(sample.data, format: format)
+            let status = VTDecompressionSessionDecodeFrame(
+                session, sampleBuffer: buffer, flags: ._EnableAsynchronousDecompression, infoFlagsOut: nil
+            ) { status, _, image, _, _ in
+                hashes.statuses.append(status)
+                if let image { hashes.list.append(image.pixelBuffer.md5) }
+            }
+            #expect(status == noErr)
+            #expect(
+                VTDecompressionSessionDecodeFrame(
+                    session, sampleBuffer: buffer, flags: [], frameRefcon: nil, infoFlagsOut: nil) == kVTParameterErr,
+                "the callback form needs a callback record")
+        }
+        #expect(VTDecompressionSessionWaitForAsynchronousFrames(session) == noErr)
+        var value: CFTypeRef?
+        #expect(
+            VTSessionCopyProperty(
+                session, key: kVTDecompressionPropertyKey_UsingHardwareAcceleratedVideoDecoder, allocator: nil,
+                valueOut: &value) == noErr)
+        #expect((value as? NSNumber)?.boolValue == false)
+        VTDecompressionSessionInvalidate(session)
+        #expect(hashes.statuses.allSatisfy { $0 == noErr })
+        #expect(hashes.list == (try SeedDecoderTests.fixtureMD5s("h264-baseline-cavlc.264")))
+        let late = try Self.sampleBuffer(samples[0].data, format: format)
+        #expect(
+            VTDecompressionSessionDecodeFrame(session, sampleBuffer: late, flags: [], infoFlagsOut: nil) {
+                _, _, _, _, _ in
+            } == kVTInvalidSessionErr)
+        #expect(VTDecompressionSessionWaitForAsynchronousFrames(session) == kVTInvalidSessionErr)
+    }
+
+    /// Annex B data where lengths belong: the sample is refused with Core Media's status and no
+    /// output comes for it.
+    @Test func annexBDataIsInvalidSampleData() throws {
+        let samples = try Self.samples("h264-baseline-cavlc.264", codec: .h264)
+        let format = try Self.formatDescription(samples[0].formatDescription)
+        var created: VTDecompressionSession?
+        #expect(
+            VTDecompressionSessionCreate(
+                allocator: nil, formatDescription: format, decoderSpecification: nil, imageBufferAttributes: nil,
+                outputCallback: nil, decompressionSessionOut: &created) == noErr)
+        let session = try #require(created)
+        let annexB = AnnexB.join(samples[0].nalUnits.map(\.bytes))
+        let buffer = try Self.sampleBuffer(annexB, format: format)
+        final class Count: @unchecked Sendable {
+            // Unchecked: written by the session's queue, read after the wait.
+            var outputs = 0
+        }
+        let count = Count()
+        #expect(
+            VTDecompressionSessionDecodeFrame(session, sampleBuffer: buffer, flags: [], infoFlagsOut: nil) {
+                _, _, _, _, _ in
+                count.outputs += 1
+            } == kCMSampleBufferError_InvalidSampleData)
+        VTDecompressionSessionInvalidate(session)
+        #expect(count.outputs == 0)
+    }
+
+    @Test func propertiesFollowVideoToolboxsRules() throws {
+        let samples = try Self.samples("h264-baseline-cavlc.264", codec: .h264)
+        let format = try Self.formatDescription(samples[0].formatDescription)
+        var created: VTDecompressionSession?
+        #expect(
+            VTDecompressionSessionCreate(
+                allocator: nil, formatDescription: format, decoderSpecification: nil, imageBufferAttributes: nil,
+                outputCallback: nil, decompressionSessionOut: &created) == noErr)
+        let session = try #require(created)
+        #expect(
+            VTSessionSetProperty(session, key: kVTDecompressionPropertyKey_RealTime, value: kCFBooleanTrue) == noErr)
+        #expect(
+            VTSessionSetProperty(session, key: kVTDecompressionPropertyKey_ThreadCount, value: NSNumber(value: 2))
+                == noErr)
+        var value: CFTypeRef?
+        #expect(
+            VTSessionCopyProperty(session, key: kVTDecompressionPropertyKey_RealTime, allocator: nil, valueOut: &value)
+                == noErr)
+        #expect((value as? NSNumber)?.boolValue == true)
+        #expect(
+            VTSessionSetProperty(
+                session, key: kVTDecompressionPropertyKey_UsingHardwareAcceleratedVideoDecoder, value: kCFBooleanTrue)
+                == kVTPropertyReadOnlyErr)
+        #expect(
+            VTSessionSetProperty(session, key: "NoSuchProperty" as CFString, value: kCFBooleanTrue)
+                == kVTPropertyNotSupportedErr)
+        #expect(
+            VTSessionSetProperty(session, key: kVTDecompressionPropertyKey_RealTime, value: "yes" as NSString)
+                == kVTParameterErr)
+        VTDecompressionSessionInvalidate(session)
+        #expect(
+            VTSessionSetProperty(session, key: kVTDecompressionPropertyKey_RealTime, value: kCFBooleanFalse)
+                == kVTInvalidSessionErr)
+    }
+
+    // MARK: - Pixel buffers
+
+    @Test func pixelBuffersAndPoolsFollowCoreVideo() throws {
+        var created: CVPixelBuffer?
+        #expect(
+            CVPixelBufferCreate(nil, 64, 48, kCVPixelFormatType_420YpCbCr8BiPlanarVideoRange, nil, &created)
+                == kCVReturnSuccess)
+        let buffer = try #require(created)
+        #expect(CVPixelBufferGetPlaneCount(buffer) == 2)
+        #expect(CVPixelBufferIsPlanar(buffer))
+        #expect(CVPixelBufferGetWidthOfPlane(buffer, 1) == 32)
+        #expect(CVPixelBufferGetHeightOfPlane(buffer, 1) == 24)
+        #expect(CVPixelBufferGetBaseAddressOfPlane(buffer, 0) == nil, "no address before the lock")
+        #expect(CVPixelBufferUnlockBaseAddress(buffer, .readOnly) == kCVReturnError)
+        #expect(CVPixelBufferLockBaseAddress(buffer, []) == kCVReturnSuccess)
+        let luma = try #require(CVPixelBufferGetBaseAddressOfPlane(buffer, 0))
+        #expect(CVPixelBufferGetBytesPerRowOfPlane(buffer, 0) >= 64)
+        luma.storeBytes(of: 0x7F, as: UInt8.self)
+        #expect(CVPixelBufferUnlockBaseAddress(buffer, .readOnly) == kCVReturnInvalidArgument)
+        #expect(CVPixelBufferUnlockBaseAddress(buffer, []) == kCVReturnSuccess)
+        #expect(CVPixelBufferCreate(nil, 64, 48, 0x3F3F_3F3F, nil, &created) == kCVReturnInvalidPixelFormat)
+        #expect(CVPixelBufferCreate(nil, 0, 48, kCVPixelFormatType_32BGRA, nil, &created) == kCVReturnInvalidSize)
+
+        let attributes: [String: Any] = [
+            kCVPixelBufferPixelFormatTypeKey as String: kCVPixelFormatType_32BGRA,
+            kCVPixelBufferWidthKey as String: 16, kCVPixelBufferHeightKey as String: 8,
+        ]
+        var pool: CVPixelBufferPool?
+        #expect(CVPixelBufferPoolCreate(nil, nil, attributes as CFDictionary, &pool) == kCVReturnSuccess)
+        let madePool = try #require(pool)
+        var pooled: CVPixelBuffer?
+        #expect(CVPixelBufferPoolCreatePixelBuffer(nil, madePool, &pooled) == kCVReturnSuccess)
+        let pooledBuffer = try #require(pooled)
+        #expect(CVPixelBufferGetPixelFormatType(pooledBuffer) == kCVPixelFormatType_32BGRA)
+        #expect(CVPixelBufferGetWidth(pooledBuffer) == 16 && CVPixelBufferGetHeight(pooledBuffer) == 8)
+        #expect(CVPixelBufferGetPlaneCount(pooledBuffer) == 0, "packed formats have no planes")
+        let noSize = [kCVPixelBufferPixelFormatTypeKey as String: kCVPixelFormatType_32BGRA] as CFDictionary
+        #expect(CVPixelBufferPoolCreate(nil, nil, noSize, &pool) == kCVReturnInvalidPixelBufferAttributes)
+    }
+
+    /// A decoded picture's attachments say what ffprobe says of the stream.
+    @Test func decodedPicturesCarryTheirColourAttachments() throws {
+        final class Images: @unchecked Sendable {
+            // Unchecked: written by the session's queue, read after the wait.
+            var list: [CVImageBuffer] = []
+        }
+        let images = Images()
+        let samples = try Self.samples("h264-main-cabac.264", codec: .h264)
+        let format = try Self.formatDescription(samples[0].formatDescription)
+        var created: VTDecompressionSession?
+        #expect(
+            VTDecompressionSessionCreate(
+                allocator: nil, formatDescription: format, decoderSpecification: nil, imageBufferAttributes: nil,
+                outputCallback: nil, decompressionSessionOut: &created) == noErr)
+        let session = try #require(created)
+        let buffer = try Self.sampleBuffer(samples[0].data, format: format)
+        #expect(
+            VTDecompressionSessionDecodeFrame(session, sampleBuffer: buffer, flags: [], infoFlagsOut: nil) {
+                _, _, image, _, _ in
+                if let image { images.list.append(image) }
+            } == noErr)
+        #expect(VTDecompressionSessionFinishDelayedFrames(session) == noErr)
+        VTDecompressionSessionInvalidate(session)
+        let image = try #require(images.list.first)
+        let probe = try Self.probe("h264-main-cabac.264")
+        #expect(probe["color_primaries"] as? String == "bt709")
+        let primaries = CVBufferCopyAttachment(image, kCVImageBufferColorPrimariesKey, nil) as? NSString
+        #expect(primaries == kCVImageBufferColorPrimaries_ITU_R_709_2)
+        var mode = CVAttachmentMode.shouldNotPropagate
+        let fields = CVBufferCopyAttachment(image, kCVImageBufferFieldCountKey, &mode) as? NSNumber
+        #expect(fields?.intValue == 1)
+        #expect(mode == .shouldPropagate)
+        CVBufferSetAttachment(image, "Note" as CFString, "mine" as NSString, .shouldNotPropagate)
+        #expect(CVBufferCopyAttachments(image, .shouldNotPropagate)?["Note"] as? NSString == "mine")
+    }
+
+    // MARK: - Time
+
+    @Test func timeFunctionsComputeAsCoreMedia() {
+        let third = CMTimeMake(value: 1, timescale: 3)
+        let sixth = CMTimeMake(value: 1, timescale: 6)
+        #expect(CMTimeGetSeconds(CMTimeAdd(third, sixth)) == 0.5)
+        #expect(CMTimeCompare(third, sixth) == 1)
+        #expect(CMTimeCompare(sixth, third) == -1)
+        #expect(CMTimeCompare(CMTimeMake(value: 2, timescale: 6), third) == 0)
+        #expect(CMTimeConvertScale(third, timescale: 90000, method: .default).value == 30000)
+        #expect(CMTimeMultiply(sixth, multiplier: 3) == CMTimeMake(value: 1, timescale: 2))
+        #expect(!kCMTimeInvalid.isValid)
+        #expect(CMTimeMakeFromDictionary(CMTimeCopyAsDictionary(third, allocator: nil)) == third)
+        #expect(CMTimeMakeWithSeconds(1.5, preferredTimescale: 1000).value == 1500)
+    }
+
+    // MARK: - More of the C API
+
+    /// Several samples in one sample buffer (sizes per sample) each come out as a frame, and the
+    /// block buffer can be built by appending references to other block buffers.
+    @Test func aSampleBufferOfSeveralSamplesDecodesEachSample() throws {
+        let samples = try Self.samples("h264-baseline-cavlc.264", codec: .h264)
+        let format = try Self.formatDescription(samples[0].formatDescription)
+        var empty: CMBlockBuffer?
+        #expect(CMBlockBufferCreateEmpty(allocator: nil, capacity: 4, flags: 0, blockBufferOut: &empty) == 0)
+        let joined = try #require(empty)
+        let parts = try samples.prefix(4).map { try Self.sampleBuffer($0.data, format: format) }
+        for part in parts {
+            let block = try #require(CMSampleBufferGetDataBuffer(part))
+            #expect(
+                CMBlockBufferAppendBufferReference(
+                    joined, targetBBuf: block, offsetToData: 0, dataLength: CMBlockBufferGetDataLength(block), flags: 0)
+                    == kCMBlockBufferNoErr)
+        }
+        let sizes = samples.prefix(4).map(\.data.count)
+        var timing = (0..<4).map {
+            CMSampleTimingInfo(
+                duration: CMTimeMake(value: 1, timescale: 25),
+                presentationTimeStamp: CMTimeMake(value: Int64($0), timescale: 25),
+                decodeTimeStamp: .invalid)
+        }
+        var sampleBuffer: CMSampleBuffer?
+        #expect(
+            CMSampleBufferCreateReady(
+                allocator: nil, dataBuffer: joined, formatDescription: format, sampleCount: 4,
+                sampleTimingEntryCount: 4,
+                sampleTimingArray: &timing, sampleSizeEntryCount: 4, sampleSizeArray: sizes,
+                sampleBufferOut: &sampleBuffer)
+                == noErr)
+        let buffer = try #require(sampleBuffer)
+        #expect(CMSampleBufferGetNumSamples(buffer) == 4)
+        #expect(CMSampleBufferGetSampleSize(buffer, at: 2) == sizes[2])
+        #expect(CMSampleBufferGetDuration(buffer) == CMTimeMake(value: 4, timescale: 25))
+        var created: VTDecompressionSession?
+        #expect(
+            VTDecompressionSessionCreate(
+                allocator: nil, formatDescription: format, decoderSpecification: nil, imageBufferAttributes: nil,
+                outputCallback: nil, decompressionSessionOut: &created) == noErr)
+        let session = try #require(created)
+        final class Frames: @unchecked Sendable {
+            // Unchecked: written by the session's queue, read after the finish.
+            var times: [CMTime] = []
+            var hashes: [String] = []
+        }
+        let frames = Frames()
+        #expect(
+            VTDecompressionSessionDecodeFrame(session, sampleBuffer: buffer, flags: [], infoFlagsOut: nil) {
+                _, _, image, time, _ in
+                frames.times.append(time)
+                if let image { frames.hashes.append(image.pixelBuffer.md5) }
+            } == noErr)
+        #expect(VTDecompressionSessionFinishDelayedFrames(session) == noErr)
+        VTDecompressionSessionInvalidate(session)
+        #expect(frames.times == timing.map(\.presentationTimeStamp))
+        #expect(frames.hashes == Array(try SeedDecoderTests.fixtureMD5s("h264-baseline-cavlc.264").prefix(4)))
+    }
+
+    /// A format description from an MP4's `avcC` (what a file reader hands over) equals the one
+    /// from the same stream's parameter sets.
+    @Test func formatDescriptionFromAnAvcCAtomEqualsTheParameterSetOne() throws {
+        let reader = try MediaFileReader(path: Self.fixtures.appendingPathComponent("h264-high-bpyramid.mp4").path)
+        let avcC = reader.formatDescription.extensions.decoderConfigurationRecord
+        try #require(!avcC.isEmpty)
+        let atoms = NSMutableDictionary()
+        atoms["avcC"] = NSData(bytes: avcC, length: avcC.count)
+        let extensions = NSMutableDictionary()
+        extensions[kCMFormatDescriptionExtension_SampleDescriptionExtensionAtoms] = atoms
+        var fromAtom: CMFormatDescription?
+        let dimensions = reader.formatDescription.dimensions
+        #expect(
+            CMVideoFormatDescriptionCreate(
+                allocator: nil, codecType: kCMVideoCodecType_H264, width: dimensions.width, height: dimensions.height,
+                extensions: extensions, formatDescriptionOut: &fromAtom) == noErr)
+        let described = try #require(fromAtom)
+        let fromSets = try Self.formatDescription(reader.formatDescription)
+        #expect(CMVideoFormatDescriptionGetDimensions(described) == CMVideoFormatDescriptionGetDimensions(fromSets))
+        #expect(
+            described.videoFormatDescription?.parameterSets == fromSets.videoFormatDescription?.parameterSets)
+        var missing: CMFormatDescription?
+        #expect(
+            CMVideoFormatDescriptionCreate(
+                allocator: nil, codecType: kCMVideoCodecType_H264, width: 16, height: 16, extensions: nil,
+                formatDescriptionOut: &missing) == kCMFormatDescriptionError_InvalidParameter)
+    }
+
+    /// An output pixel format VAToolbox cannot produce is refused at creation.
+    @Test func anUnproducibleOutputFormatIsRefusedAtCreation() throws {
+        let samples = try Self.samples("h264-baseline-cavlc.264", codec: .h264)
+        let format = try Self.formatDescription(samples[0].formatDescription)
+        let attributes = [kCVPixelBufferPixelFormatTypeKey as String: 0x3F3F_3F3F] as CFDictionary
+        var created: VTDecompressionSession?
+        #expect(
+            VTDecompressionSessionCreate(
+                allocator: nil, formatDescription: format, decoderSpecification: nil, imageBufferAttributes: attributes,
+                outputCallback: nil, decompressionSessionOut: &created) == kCVReturnInvalidPixelFormat)
+        #expect(created == nil)
+    }
+}
