@@ -1,0 +1,143 @@
+import Foundation
+import Testing
+
+@testable import VAToolbox
+
+/// `MediaFileReader` on files shaped like real ones (`Tests/Fixtures/media-files.tsv`, made by
+/// Scripts/make-fixtures): damaged samples, configuration records without parameter sets, two
+/// video tracks. Oracles: the committed `ffmpeg -threads 1 -f framemd5` and ffprobe output.
+@Suite struct MediaFileReaderRealFileTests {
+    static func fixture(_ name: String) -> URL { TestData.fixtures.appendingPathComponent(name) }
+
+    /// framemd5 text without its `#software` line (the oracles are made with `-fflags +bitexact`,
+    /// which leaves it out).
+    static func withoutSoftwareLine(_ text: String) -> String {
+        text.split(separator: "\n", omittingEmptySubsequences: false).filter { !$0.hasPrefix("#software") }
+            .joined(separator: "\n")
+    }
+
+    /// The MD5 column of a committed framemd5 oracle.
+    static func oracle(_ name: String) throws -> [String] {
+        try FrameMD5Oracle(contentsOf: fixture(name)).frames.map(\.md5)
+    }
+
+    // MARK: - Damaged samples
+
+    @Test func aSampleWhoseLengthPrefixRunsPastItsEndIsFlaggedAndReadingGoesOn() throws {
+        let reader = try MediaFileReader(path: Self.fixture("h264-damaged.mp4").path)
+        let samples = try reader.readAllSamples()
+        let stream = StreamFile(
+            name: "h264-damaged.mp4", url: Self.fixture("h264-damaged.mp4"), codec: .h264, isFixture: true)
+        let probe = try FFprobeOracle.load(for: stream)
+        #expect(samples.count == probe.packetCount, "every packet ffprobe lists comes out")
+        #expect(samples.indices.filter { samples[$0].attachments.contains(.damaged) } == [5])
+        #expect(reader.damagedSampleCount == 1)
+        let damage = try #require(reader.damagedSamples.first)
+        #expect(damage.number == 5)
+        #expect(!damage.isSkipped)
+        #expect(damage.presentationTimeStamp == samples[5].presentationTimeStamp)
+        #expect(damage.reason.contains("16776960"), "\(damage.reason)")
+    }
+
+    /// The session decodes the damaged sample as ffmpeg's decoder meets it: the pictures are
+    /// ffmpeg's (47 of 48), and the damaged sample's frame reports -12909.
+    @Test func damagedSamplesDecodeToFFmpegsPicturesWithABadDataStatus() throws {
+        let samples = try MediaFileReader(path: Self.fixture("h264-damaged.mp4").path).readAllSamples()
+        let outputs = try SampleAttachmentTests.decode(samples)
+        #expect(outputs.count == samples.count, "one output per sample")
+        let expected = try Self.oracle("h264-damaged.mp4.framemd5")
+        #expect(expected.count == 47)
+        #expect(outputs.compactMap(\.imageBuffer?.md5) == expected)
+        let damaged = try #require(outputs.first { $0.frameRefcon as? Int == 5 })
+        #expect(damaged.status == VTError.videoDecoderBadData)
+        #expect(damaged.status?.status == -12909)
+    }
+
+    @Test(.enabled(if: CommandRunner.hasTool))
+    func framemd5AndDecodeGoOnCountTheDamageAndExitWithOne() throws {
+        let path = Self.fixture("h264-damaged.mp4").path
+        let hashes = try CommandRunner.vatoolbox(["framemd5", path, "--hwaccel", "none", "--threads", "1"])
+        #expect(hashes.status == 1)
+        let expected = try String(contentsOf: Self.fixture("h264-damaged.mp4.framemd5"), encoding: .utf8)
+        #expect(Self.withoutSoftwareLine(hashes.text) == expected, "every picture ffmpeg decodes, byte for byte")
+        #expect(hashes.standardError.contains("damaged samples: 1"), "\(hashes.standardError)")
+        #expect(hashes.standardError.contains("sample 5 at 0.320 s"), "\(hashes.standardError)")
+
+        let decoded = try CommandRunner.vatoolbox(["decode", path, "--hwaccel", "none", "--threads", "1"])
+        #expect(decoded.status == 1)
+        #expect(decoded.text.contains("frames: 47 decoded from 48 samples"), "\(decoded.text)")
+        #expect(decoded.text.contains("damaged samples: 1"))
+        #expect(decoded.text.contains("  sample 5 at 0.320 s: "))
+        #expect(decoded.text.contains("frames with errors: "))
+
+        let directory = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let sheet = directory.appendingPathComponent("sheet.png")
+        let thumbnails = try CommandRunner.vatoolbox([
+            "thumbnails", path, "-o", sheet.path, "--count", "4", "--hwaccel", "none",
+        ])
+        #expect(thumbnails.status == 1)
+        #expect(FileManager.default.fileExists(atPath: sheet.path), "the sheet is written before the exit status")
+        #expect(thumbnails.standardError.contains("damaged samples: 1"))
+    }
+
+    // MARK: - Configuration records without parameter sets
+
+    @Test(arguments: ["h264-avcc-no-parameter-sets.mp4", "hevc-hvcc-no-vps.mp4"])
+    func aRecordWithoutParameterSetsIsDescribedByTheFirstInBandOnes(file: String) throws {
+        let reader = try MediaFileReader(path: Self.fixture(file).path)
+        let format = reader.formatDescription
+        let units = format.parameterSetNALUnits
+        if reader.codecType == .h264 {
+            #expect(units.contains { $0.h264Type == .sequenceParameterSet })
+            #expect(units.contains { $0.h264Type == .pictureParameterSet })
+        } else {
+            #expect(units.contains { $0.hevcType == .videoParameterSet })
+        }
+        #expect(format.dimensions.width == 320 && format.dimensions.height == 240)
+        let samples = try reader.readAllSamples()
+        #expect(samples.count == 30, "the samples read while looking for parameter sets come out too")
+        #expect(samples.allSatisfy { !$0.attachments.contains(.damaged) })
+        let outputs = try SampleAttachmentTests.decode(samples)
+        #expect(outputs.allSatisfy { $0.status == nil })
+        #expect(outputs.compactMap(\.imageBuffer?.md5) == (try Self.oracle(file + ".framemd5")))
+    }
+
+    // MARK: - Tracks
+
+    @Test func tracksAreListedAndTheDefaultIsTheOneFFmpegPicks() throws {
+        let path = Self.fixture("two-video-tracks.mkv").path
+        let reader = try MediaFileReader(path: path)
+        #expect(reader.videoTracks.map(\.index) == [0, 1])
+        #expect(reader.videoTracks.map(\.width) == [176, 320])
+        #expect(reader.track.index == 0 && reader.track.isDefault)
+        #expect(reader.formatDescription.dimensions.width == 176)
+        let first = try SampleAttachmentTests.decode(try reader.readAllSamples())
+        #expect(first.compactMap(\.imageBuffer?.md5) == (try Self.oracle("two-video-tracks.mkv.framemd5")))
+
+        let second = try MediaFileReader(path: path, track: 1)
+        #expect(second.track.index == 1 && !second.track.isDefault)
+        #expect(second.formatDescription.dimensions.width == 320)
+        let outputs = try SampleAttachmentTests.decode(try second.readAllSamples())
+        #expect(outputs.compactMap(\.imageBuffer?.md5) == (try Self.oracle("two-video-tracks.mkv.track1.framemd5")))
+
+        #expect(throws: VTError.parameter) { try MediaFileReader(path: path, track: 2) }
+    }
+
+    @Test(.enabled(if: CommandRunner.hasTool))
+    func theToolTakesATrackAndSaysWhichItUsed() throws {
+        let path = Self.fixture("two-video-tracks.mkv").path
+        let hashes = try CommandRunner.vatoolbox(["framemd5", path, "--track", "1", "--hwaccel", "none"])
+        #expect(hashes.status == 0, "\(hashes.standardError)")
+        let expected = try String(contentsOf: Self.fixture("two-video-tracks.mkv.track1.framemd5"), encoding: .utf8)
+        #expect(Self.withoutSoftwareLine(hashes.text) == expected)
+        let decoded = try CommandRunner.vatoolbox(["decode", path, "--hwaccel", "none"])
+        #expect(decoded.status == 0)
+        #expect(decoded.text.contains("track: 0 (h264 176x144) of video tracks 0, 1 (the default)"), "\(decoded.text)")
+        let chosen = try CommandRunner.vatoolbox(["decode", path, "--track", "1", "--hwaccel", "none"])
+        #expect(chosen.text.contains("track: 1 (h264 320x240) of video tracks 0, 1 (chosen with --track)"))
+        let missing = try CommandRunner.vatoolbox(["decode", path, "--track", "3"])
+        #expect(missing.status == 2)
+        #expect(missing.standardError.contains("its video tracks are 0, 1"))
+    }
+}
