@@ -126,10 +126,25 @@ enum DecodeLoop {
         let limit = frameLimit ?? Int.max
         let start = DispatchTime.now().uptimeNanoseconds
         var report = DecodeReport(specification: specification)
-        let session: DecompressionSession
-        do throws(VTError) {
-            session = try DecompressionSession(
-                formatDescription: source.firstFormat, decoderSpecification: specification,
+        // A sample whose description the session cannot accept (another codec) is decoded by a
+        // new session, after the old one has handed out its frames; all share one handler.
+        func makeSession(_ format: VideoFormatDescription) throws(CommandFailure) -> DecompressionSession {
+            do throws(VTError) {
+                return try makeDecompressionSession(format)
+            } catch {
+                var failure = CommandFailure(error)
+                if specification.hardwareAcceleration == .required && error == VTError.couldNotFindVideoDecoder {
+                    failure = CommandFailure(
+                        message: (error.reason.isEmpty ? error.summary : error.reason)
+                            + " (\(error.name) \(error.status)); use --hwaccel auto or none to decode on the CPU",
+                        status: ExitStatus.noDecoder)
+                }
+                throw failure
+            }
+        }
+        func makeDecompressionSession(_ format: VideoFormatDescription) throws(VTError) -> DecompressionSession {
+            try DecompressionSession(
+                formatDescription: format, decoderSpecification: specification,
                 imageBufferAttributes: attributes
             ) { output in
                 let (index, skip) = state.withLock { state -> (Int, Bool) in
@@ -163,16 +178,9 @@ enum DecodeLoop {
                     state.withLock { if $0.stop == nil { $0.stop = error } }
                 }
             }
-        } catch {
-            var failure = CommandFailure(error)
-            if specification.hardwareAcceleration == .required && error == VTError.couldNotFindVideoDecoder {
-                failure = CommandFailure(
-                    message: (error.reason.isEmpty ? error.summary : error.reason)
-                        + " (\(error.name) \(error.status)); use --hwaccel auto or none to decode on the CPU",
-                    status: ExitStatus.noDecoder)
-            }
-            throw failure
         }
+        var session = try makeSession(source.firstFormat)
+        var format = source.firstFormat
         defer { session.invalidate() }
         report.startedOnHardware = session.usingHardwareAcceleratedVideoDecoder
         report.renderNode = session.renderNode?.path
@@ -184,6 +192,15 @@ enum DecodeLoop {
                 if done { break }
                 guard let sample = try source.next() else { break }
                 onSample?(sample)
+                if sample.formatDescription != format {
+                    format = sample.formatDescription
+                    if !session.canAcceptFormatDescription(format) {
+                        try session.finishDelayedFrames()
+                        try session.waitForAsynchronousFrames()
+                        session.invalidate()
+                        session = try makeSession(format)
+                    }
+                }
                 // The refcon is the sample's number, for the summary's error lines.
                 try session.decodeFrame(
                     sample, flags: [.enableAsynchronousDecompression], frameRefcon: report.samples)

@@ -140,4 +140,80 @@ import Testing
         #expect(missing.status == 2)
         #expect(missing.standardError.contains("its video tracks are 0, 1"))
     }
+
+    // MARK: - Several sample descriptions
+
+    /// Decodes a sequence of samples through `DecompressionSession.frames(decoding:)` on one CPU
+    /// thread; the pictures' MD5s and the statuses.
+    static func frames<Samples: AsyncSequence & Sendable>(
+        _ samples: Samples, format: VideoFormatDescription
+    ) async throws -> (md5s: [String], statuses: [VTError?]) where Samples.Element == SampleBuffer {
+        var md5s: [String] = []
+        var statuses: [VTError?] = []
+        let frames = DecompressionSession.frames(
+            decoding: samples, formatDescription: format,
+            decoderSpecification: DecoderSpecification(hardwareAcceleration: .disabled, threadCount: 1))
+        for try await frame in frames {
+            statuses.append(frame.status)
+            if let image = frame.imageBuffer { md5s.append(image.md5) }
+        }
+        return (md5s, statuses)
+    }
+
+    @Test func aNewSampleDescriptionStartsANewFormatAtItsFirstSample() throws {
+        let reader = try MediaFileReader(path: Self.fixture("h264-two-sample-descriptions.mp4").path)
+        let samples = try reader.readAllSamples()
+        #expect(samples.count == 48)
+        #expect(samples.prefix(24).allSatisfy { $0.formatDescription.dimensions.width == 320 })
+        #expect(samples.suffix(24).allSatisfy { $0.formatDescription.dimensions.width == 176 })
+        #expect(samples[24].formatDescription.stream.profileName != samples[0].formatDescription.stream.profileName)
+        let outputs = try SampleAttachmentTests.decode(samples)
+        #expect(outputs.allSatisfy { $0.status == nil })
+        let expected = try Self.oracle("h264-two-sample-descriptions.mp4.framemd5")
+        #expect(outputs.compactMap(\.imageBuffer?.md5) == expected)
+    }
+
+    @Test(.enabled(if: CommandRunner.hasTool))
+    func framemd5FollowsTheSecondSampleDescriptionAsFFmpegDoes() throws {
+        let path = Self.fixture("h264-two-sample-descriptions.mp4").path
+        let hashes = try CommandRunner.vatoolbox(["framemd5", path, "--hwaccel", "none"])
+        #expect(hashes.status == 0, "\(hashes.standardError)")
+        let expected = try String(
+            contentsOf: Self.fixture("h264-two-sample-descriptions.mp4.framemd5"), encoding: .utf8)
+        #expect(Self.withoutSoftwareLine(hashes.text) == expected, "ffmpeg -autoscale 0's pictures and sizes")
+    }
+
+    /// `reader.samples` is a lazy `Sendable` sequence the frame sequence decodes, following the
+    /// change of description in its session.
+    @Test func theFrameSequenceDecodesAReadersSamplesAcrossDescriptions() async throws {
+        let reader = try MediaFileReader(path: Self.fixture("h264-two-sample-descriptions.mp4").path)
+        let decoded = try await Self.frames(reader.samples, format: reader.formatDescription)
+        #expect(decoded.statuses.count == 48)
+        #expect(decoded.statuses.allSatisfy { $0 == nil })
+        #expect(decoded.md5s == (try Self.oracle("h264-two-sample-descriptions.mp4.framemd5")))
+        // Each iteration reads the file afresh.
+        var count = 0
+        for try await _ in reader.samples { count += 1 }
+        #expect(count == 48)
+    }
+
+    /// A change the session cannot accept (H.264, then HEVC) goes to a new session, after the
+    /// first has handed out every frame.
+    @Test func theFrameSequenceStartsANewSessionForAnotherCodec() async throws {
+        let h264 = try MediaFileReader(path: TestData.fixtures.appendingPathComponent("h264-high-bpyramid.mp4").path)
+        let hevc = try MediaFileReader(path: TestData.fixtures.appendingPathComponent("hevc-main.mkv").path)
+        let all = try h264.readAllSamples() + hevc.readAllSamples()
+        let stream = AsyncStream<SampleBuffer> { continuation in
+            for sample in all { continuation.yield(sample) }
+            continuation.finish()
+        }
+        let decoded = try await Self.frames(stream, format: h264.formatDescription)
+        let expected =
+            try FrameMD5Oracle(contentsOf: TestData.fixtures.appendingPathComponent("h264-high-bpyramid.mp4.framemd5"))
+            .frames.map(\.md5)
+            + FrameMD5Oracle(contentsOf: TestData.fixtures.appendingPathComponent("hevc-main.mkv.framemd5")).frames
+            .map(\.md5)
+        #expect(decoded.statuses.count == all.count)
+        #expect(decoded.md5s == expected)
+    }
 }
