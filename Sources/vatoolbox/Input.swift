@@ -167,6 +167,24 @@ final class SampleSource {
             + (track.isDefault ? " (the default)" : " (chosen with --track)")
     }
 
+    /// What the container says of the track read, for `probe`: `"track 0: duration 1.920 s, 48
+    /// frames (exact), time base 1/12800, 25 fps (frame duration 1/25)"`; nil for a raw stream.
+    var trackPropertiesLine: String? {
+        guard let track = reader?.track else { return nil }
+        let duration = track.duration.map { "\(fixed($0.seconds, 3)) s" } ?? "unknown"
+        let frames =
+            track.frameCount.map { "\($0) frames (\(track.isFrameCountExact ? "exact" : "estimated"))" }
+            ?? "frame count unknown"
+        let base = track.timeBase
+        let rate =
+            track.frameDuration.map {
+                "\(fixed(track.nominalFrameRate, 3)) fps (frame duration \($0.value)/\($0.timescale))"
+            }
+            ?? "frame rate unknown"
+        return
+            "track \(track.index): duration \(duration), \(frames), time base \(base.value)/\(base.timescale), \(rate)"
+    }
+
     /// The stream index of the track read; nil for a raw stream.
     var trackIndex: Int? { reader?.track.index }
 

@@ -216,4 +216,96 @@ import Testing
         #expect(decoded.statuses.count == all.count)
         #expect(decoded.md5s == expected)
     }
+
+    // MARK: - Track properties
+
+    /// Duration, frame count, time base and frame rate against ffprobe's stream fields (a count
+    /// the container does not state is estimated, and must equal the packets ffprobe counts).
+    @Test(
+        .enabled(if: CommandRunner.hasFFmpeg),
+        arguments: ["h264-high-bpyramid.mp4", "two-video-tracks.mkv", "h264-main-cabac.ts", "av1.mp4", "vp8.webm"])
+    func trackPropertiesAreFFprobes(file: String) throws {
+        let url = Self.fixture(file)
+        let track = try MediaFileReader(path: url.path).track
+        let probe = try CommandRunner.ffprobe([
+            "-select_streams", "v:0", "-count_packets", "-show_entries",
+            "stream=time_base,r_frame_rate,nb_frames,duration,nb_read_packets:format=duration", "-of", "json", url.path,
+        ])
+        let root = try #require(try JSONSerialization.jsonObject(with: probe.standardOutput) as? [String: Any])
+        let stream = try #require((root["streams"] as? [[String: Any]])?.first)
+        let format = try #require(root["format"] as? [String: Any])
+        let timeBase = try #require((stream["time_base"] as? String)?.split(separator: "/").compactMap { Int($0) })
+        #expect(timeBase == [Int(track.timeBase.value), Int(track.timeBase.timescale)], "\(file): time base")
+        let rate = try #require((stream["r_frame_rate"] as? String)?.split(separator: "/").compactMap { Int($0) })
+        let frameDuration = try #require(track.frameDuration)
+        #expect([Int(frameDuration.timescale), Int(frameDuration.value)] == rate, "\(file): frame rate")
+        let seconds = (stream["duration"] as? String ?? format["duration"] as? String).flatMap(Double.init)
+        #expect(abs((track.duration?.seconds ?? -1) - (seconds ?? -2)) < 0.001, "\(file): duration")
+        let packets = Int(stream["nb_read_packets"] as? String ?? "")
+        if let stated = Int(stream["nb_frames"] as? String ?? "") {
+            #expect(track.isFrameCountExact && track.frameCount == stated, "\(file): frame count")
+        } else {
+            #expect(!track.isFrameCountExact && track.frameCount == packets, "\(file): estimated frame count")
+        }
+    }
+
+    // MARK: - Seeking
+
+    /// The first picture decoded after `seek(to:)` is the one `ffmpeg -ss T -i F -frames:v 1`
+    /// gives (accurate seek), and decoding starts at the sync sample before it.
+    @Test(
+        .enabled(if: CommandRunner.hasFFmpeg),
+        arguments: [("h264-high-bpyramid.mp4", 1.3), ("h264-high-bpyramid.mp4", 0.5), ("two-video-tracks.mkv", 0.5)])
+    func seekingToATimeShowsFFmpegsPictureAtThatTime(file: String, seconds: Double) throws {
+        let url = Self.fixture(file)
+        let reader = try MediaFileReader(path: url.path)
+        _ = try reader.nextSample()
+        try reader.seek(to: reader.startTime + MediaTime(seconds: seconds, preferredTimescale: 1000))
+        var samples: [SampleBuffer] = []
+        while let sample = try reader.nextSample() { samples.append(sample) }
+        let first = try #require(samples.first)
+        #expect(first.isSync)
+        #expect(first.attachments.contains(.resetDecoderBeforeDecoding))
+        let outputs = try SampleAttachmentTests.decode(samples)
+        let shown = outputs.compactMap(\.imageBuffer?.md5)
+        let expected = try CommandRunner.ffmpeg([
+            "-threads", "1", "-ss", String(seconds), "-i", url.path, "-frames:v", "1", "-f", "framemd5", "-",
+        ])
+        let md5 = try #require(expected.text.split(separator: "\n").last?.split(separator: ",").last)
+        #expect(shown.first == md5.trimmingCharacters(in: .whitespaces), "\(file) at \(seconds) s")
+        // Everything before it was decoded as a reference only: at most the GOP before.
+        let hidden = samples.filter { $0.attachments.contains(.doNotDisplay) }.count
+        #expect(hidden < 24, "at most one GOP of pictures is hidden")
+    }
+
+    @Test func aSeekThatIsNotExactStartsAtTheSyncSamplesPicture() throws {
+        let url = Self.fixture("h264-high-bpyramid.mp4")
+        let reader = try MediaFileReader(path: url.path)
+        try reader.seek(to: MediaTime(seconds: 1.3, preferredTimescale: 1000), exactly: false)
+        let samples = try reader.readAllSamples()
+        #expect(samples.count == 24, "the second GOP")
+        #expect(samples.allSatisfy { !$0.attachments.contains(.doNotDisplay) })
+        let shown = try SampleAttachmentTests.decode(samples).compactMap(\.imageBuffer?.md5)
+        #expect(shown == Array((try Self.oracle("h264-high-bpyramid.mp4.framemd5")).suffix(24)))
+    }
+
+    @Test(.enabled(if: CommandRunner.hasTool))
+    func snapshotAtATimeIsThePictureAtThatTime() throws {
+        let path = Self.fixture("h264-high-bpyramid.mp4").path
+        let directory = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let byTime = directory.appendingPathComponent("time.png")
+        let byFrame = directory.appendingPathComponent("frame.png")
+        let timed = try CommandRunner.vatoolbox(["snapshot", path, "--time", "1.3", "-o", byTime.path])
+        #expect(timed.status == 0, "\(timed.standardError)")
+        // ffmpeg -ss 1.3 shows picture 33 (1.32 s), as the test above checks.
+        let framed = try CommandRunner.vatoolbox(["snapshot", path, "--frame", "33", "-o", byFrame.path])
+        #expect(framed.status == 0)
+        #expect(try Data(contentsOf: byTime) == Data(contentsOf: byFrame))
+        let raw = try CommandRunner.vatoolbox([
+            "snapshot", TestData.fixtures.appendingPathComponent("h264-main-cabac.264").path, "--time", "1", "-o",
+            byTime.path,
+        ])
+        #expect(raw.status == 2, "a raw stream cannot seek")
+    }
 }
