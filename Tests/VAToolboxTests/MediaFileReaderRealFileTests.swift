@@ -53,6 +53,23 @@ import Testing
         #expect(damaged.status?.status == -12909)
     }
 
+    /// A PES packet that lost TS packets: libavformat marks it `AV_PKT_FLAG_CORRUPT`, the reader
+    /// flags its sample damaged, and the session decodes it as ffmpeg does, reporting -12909.
+    @Test func aSampleTheContainerMarksCorruptIsFlaggedAndDecodedAsFFmpegDoes() throws {
+        let url = Self.fixture("h264-corrupt-packets.ts")
+        let reader = try MediaFileReader(path: url.path)
+        let samples = try reader.readAllSamples()
+        #expect(samples.count == 30)
+        let flagged = samples.indices.filter { samples[$0].attachments.contains(.damaged) }
+        #expect(flagged.count == 1)
+        #expect(reader.damagedSamples.map(\.number) == flagged)
+        #expect(reader.damagedSamples.first?.reason.contains("corrupt") == true)
+        let outputs = try SampleAttachmentTests.decode(samples)
+        #expect(outputs.compactMap(\.imageBuffer?.md5) == (try Self.oracle("h264-corrupt-packets.ts.framemd5")))
+        let damaged = try #require(outputs.first { $0.frameRefcon as? Int == flagged.first })
+        #expect(damaged.status == VTError.videoDecoderBadData)
+    }
+
     @Test(.enabled(if: CommandRunner.hasTool))
     func framemd5AndDecodeGoOnCountTheDamageAndExitWithOne() throws {
         let path = Self.fixture("h264-damaged.mp4").path
