@@ -98,6 +98,23 @@ import Testing
         #expect(thumbnails.standardError.contains("damaged samples: 1"))
     }
 
+    // MARK: - Edit lists
+
+    /// An edit list that ends inside a GOP: the samples after it are decoded as references and
+    /// hidden, and the pictures shown — first and last included — are ffmpeg's.
+    @Test func anEditListEndingInsideAGOPHidesTheSamplesAfterIt() throws {
+        let samples = try MediaFileReader(path: Self.fixture("h264-edit-list-ends-in-gop.mp4").path).readAllSamples()
+        #expect(samples.count == 48)
+        let hidden = samples.filter { $0.attachments.contains(.doNotDisplay) }.count
+        #expect(hidden == 10)
+        let outputs = try SampleAttachmentTests.decode(samples)
+        #expect(outputs.allSatisfy { $0.status == nil })
+        let shown = outputs.compactMap(\.imageBuffer?.md5)
+        let expected = try Self.oracle("h264-edit-list-ends-in-gop.mp4.framemd5")
+        #expect(expected.count == 38)
+        #expect(shown == expected)
+    }
+
     // MARK: - Configuration records without parameter sets
 
     @Test(arguments: ["h264-avcc-no-parameter-sets.mp4", "hevc-hvcc-no-vps.mp4"])
