@@ -158,6 +158,28 @@ import Testing
         #expect(throws: VTError.parameter) { try MediaFileReader(path: path, track: 2) }
     }
 
+    /// An initialiser that throws after libavformat opened the file closes it again: no
+    /// descriptor of this process stays open on the file (a copy of its own, so that tests
+    /// running in parallel do not count).
+    @Test func aFailedOpenLeavesNoDescriptorBehind() throws {
+        let directory = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let copy = directory.appendingPathComponent("tracks.mkv")
+        try FileManager.default.copyItem(at: Self.fixture("two-video-tracks.mkv"), to: copy)
+        func descriptorsOnCopy() throws -> Int {
+            try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").filter { entry in
+                (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/" + entry)) == copy.path
+            }.count
+        }
+        for _ in 0..<5 {
+            #expect(throws: VTError.parameter) { try MediaFileReader(path: copy.path, track: 9) }
+        }
+        #expect(try descriptorsOnCopy() == 0)
+        let open = try MediaFileReader(path: copy.path)
+        #expect(try descriptorsOnCopy() == 1, "the check sees a descriptor when there is one")
+        withExtendedLifetime(open) {}
+    }
+
     @Test(.enabled(if: CommandRunner.hasTool))
     func theToolTakesATrackAndSaysWhichItUsed() throws {
         let path = Self.fixture("two-video-tracks.mkv").path

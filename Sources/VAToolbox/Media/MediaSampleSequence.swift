@@ -1,3 +1,5 @@
+import Dispatch
+
 /// The samples of a media file's video track as a lazy, `Sendable` `AsyncSequence`, for
 /// ``DecompressionSession/frames(decoding:formatDescription:decoderSpecification:imageBufferAttributes:framesAhead:)``:
 ///
@@ -26,31 +28,59 @@ public struct MediaSampleSequence: AsyncSequence, Sendable {
     /// Starts reading.
     public func makeAsyncIterator() -> Iterator { Iterator(path: path, track: track) }
 
-    /// Reads the samples one by one; opens the file at the first step.
+    /// Reads the samples one by one; opens the file at the first step. The reads run on a
+    /// dispatch queue of the iterator's own, never blocking the cooperative thread pool.
     public struct Iterator: AsyncIteratorProtocol {
-        let path: String
-        let track: Int
-        var reader: MediaFileReader?
-        var finished = false
+        let reading: Reading
 
-        init(path: String, track: Int) {
-            self.path = path
-            self.track = track
-        }
+        init(path: String, track: Int) { reading = Reading(path: path, track: track) }
 
         /// The next sample; nil at the end of the track.
         ///
         /// - Throws: What ``MediaFileReader/init(path:track:)`` and
         ///   ``MediaFileReader/nextSample()`` throw.
         public mutating func next() async throws(VTError) -> SampleBuffer? {
-            guard !finished else { return nil }
-            if reader == nil { reader = try MediaFileReader(path: path, track: track) }
-            guard let sample = try reader?.nextSample() else {
+            let reading = reading
+            let result = await withCheckedContinuation {
+                (continuation: CheckedContinuation<Result<SampleBuffer?, VTError>, Never>) in
+                reading.queue.async { continuation.resume(returning: reading.next()) }
+            }
+            return try result.get()
+        }
+    }
+
+    /// One iteration's reader and the queue its reads run on.
+    ///
+    /// Unchecked `Sendable`: the reader is touched only by ``next()``, on `queue` (serial), and
+    /// an iterator's `next()` calls do not overlap, so no two threads ever use it at once.
+    final class Reading: @unchecked Sendable {
+        let queue = DispatchQueue(label: "VAToolbox.MediaSampleSequence")
+        private let path: String
+        private let track: Int
+        private var reader: MediaFileReader?
+        private var finished = false
+
+        init(path: String, track: Int) {
+            self.path = path
+            self.track = track
+        }
+
+        /// Reads the next sample (opening the file first); nil at the end, and after a failure.
+        func next() -> Result<SampleBuffer?, VTError> {
+            guard !finished else { return .success(nil) }
+            do throws(VTError) {
+                if reader == nil { reader = try MediaFileReader(path: path, track: track) }
+                guard let sample = try reader?.nextSample() else {
+                    finished = true
+                    reader = nil
+                    return .success(nil)
+                }
+                return .success(sample)
+            } catch {
                 finished = true
                 reader = nil
-                return nil
+                return .failure(error)
             }
-            return sample
         }
     }
 }
