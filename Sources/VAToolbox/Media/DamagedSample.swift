@@ -4,8 +4,8 @@
 /// session decodes it as the ffmpeg CLI would and reports its frame with
 /// ``VTError/videoDecoderBadData``); one that could not be read at all is skipped.
 public struct DamagedSample: Sendable, Hashable {
-    /// The sample's position in the track, in decode order from 0, counting every packet of the
-    /// track the reader met, damaged or not.
+    /// The sample's number: how many packets of the track the reader met before it, damaged or
+    /// not (its position in decode order from 0, when reading from the start without seeking).
     public let number: Int
     /// The sample's decode time stamp; invalid when it could not be read.
     public let decodeTimeStamp: MediaTime

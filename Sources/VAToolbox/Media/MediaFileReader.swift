@@ -154,11 +154,9 @@ public final class MediaFileReader {
         let described = missingParameterSets == nil ? try support.formatDescription(container: parameters) : nil
         formatDescription = described ?? Self.placeholder
         current = formatDescription
-        if let described {
-            formatDescription = described
-        } else if let lengthSize = missingParameterSets {
+        if let lengthSize = missingParameterSets {
             formatDescription = try describeFromInBandParameterSets(lengthSize: lengthSize)
-        } else {
+        } else if described == nil {
             // H.264/HEVC as Annex B: the stream's own parameter sets describe it.
             annexBParser = ElementaryStreamParser(codec: codecType)
             // The first samples carry the first description; read until there is one.
