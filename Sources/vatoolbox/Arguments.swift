@@ -146,6 +146,9 @@ struct ParsedArguments {
             threadCount: try integer("threads", in: 0...256) ?? 0)
     }
 
+    /// `--track N`: the stream index of the video track to read; nil without the option.
+    func track() throws(CommandFailure) -> Int? { try integer("track", in: 0...Int(Int32.max)) }
+
     /// `--pixel-format FOURCC` as image buffer attributes (nil without the option).
     func pixelFormat() throws(CommandFailure) -> PixelFormat? {
         guard let value = values["pixel-format"] else { return nil }
@@ -160,3 +163,7 @@ struct ParsedArguments {
 let decoderOptions = [
     OptionSpec(name: "hwaccel"), OptionSpec(name: "device"), OptionSpec(name: "threads"),
 ]
+
+/// The options of the commands that read a file's video track (decode, framemd5, snapshot,
+/// thumbnails): `--track N`.
+let inputOptions = [OptionSpec(name: "track")]

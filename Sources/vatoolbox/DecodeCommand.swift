@@ -11,13 +11,15 @@ import VAToolbox
 enum DecodeCommand {
     static let usage = """
         usage: vatoolbox decode INPUT [-o OUT.y4m|OUT.yuv|-] [--pixel-format FOURCC] [--hwaccel auto|vaapi|none]
-                                      [--device PATH] [--frames N] [--threads N] [--format y4m|yuv]
+                                      [--device PATH] [--frames N] [--threads N] [--format y4m|yuv] [--track N]
 
         Decodes INPUT — H.264, HEVC, AV1, VP9, VP8 or MPEG-2 video: a raw H.264/HEVC Annex B stream
         (.264 .h264 .265 .h265 .hevc, or - for standard input), an IVF file (VP8, VP9, AV1), an AV1 OBU
         stream (.obu, low-overhead or Annex B), an MPEG-2 elementary stream (.m2v), or a container
         libavformat reads (MP4, MOV, MKV, WebM, TS …) — and prints a summary: the decoder used and why,
         frames, frames per second, errors. A progress bar runs on standard error when it is a terminal.
+        Damaged samples do not stop it: they are decoded as ffmpeg decodes them, counted and listed in the
+        summary with their sample number and time, and the exit status is then 1.
 
           -o, --output OUT         write the pictures: OUT.y4m as YUV4MPEG2 (what ffmpeg and players read),
                                    OUT.yuv (or any other name) as raw planes one picture after another,
@@ -30,12 +32,14 @@ enum DecodeCommand {
               --device PATH        the DRM render node to use, e.g. /dev/dri/renderD128
               --frames N           stop after N pictures (in presentation order)
               --threads N          software decoding threads (0, the default: one per core)
+              --track N            the video track to decode, by stream index (ffprobe's Stream #0:N); by
+                                   default the one ffmpeg picks
         """
 
     static func run(_ arguments: [String]) throws(CommandFailure) {
         let parsed = try ParsedArguments.parse(
             arguments,
-            options: decoderOptions + [
+            options: decoderOptions + inputOptions + [
                 OptionSpec(name: "output", short: "o"), OptionSpec(name: "pixel-format"), OptionSpec(name: "frames"),
                 OptionSpec(name: "format"),
             ])
@@ -60,7 +64,7 @@ enum DecodeCommand {
                 "Y4M cannot carry \(requestedFormat) pictures; write raw planes (-o OUT.yuv), or choose a planar "
                     + "--pixel-format (y420, y422, y444, y0l0, y2l0, y4l0)")
         }
-        let source = try SampleSource(path: path)
+        let source = try SampleSource(path: path, track: try parsed.track())
         // Y4M is planar: pictures from the GPU (NV12/P010) are converted to the planar format the
         // CPU would decode to. (A CPU session asked for its own format converts nothing.)
         let planar = DecompressionSession.nativePixelFormat(for: source.firstFormat, hardware: false)
@@ -68,7 +72,7 @@ enum DecodeCommand {
             requestedFormat ?? (writesY4M && specification.hardwareAcceleration != .disabled ? planar : nil)
         let output = try outputPath.map { (path) throws(CommandFailure) in try OutputFile(path: path) }
         let summaryToStandardError = outputPath == "-"
-        let timing = StreamTiming.probe(path: path, format: source.firstFormat)
+        let timing = StreamTiming.probe(path: path, format: source.firstFormat, track: source.trackIndex)
         let writer = PictureWriter(output: output, y4m: writesY4M, format: source.firstFormat, timing: timing)
         let total = [frameLimit, timing.frameCount].compactMap { $0 }.min()
         let progress = ProgressBar(total: total)
@@ -84,9 +88,7 @@ enum DecodeCommand {
             if summaryToStandardError { printError(line) } else { print(line) }
         }
         if report.frames == 0 { throw .input("\(path): no picture could be decoded") }
-        if report.errors > 0 {
-            throw .input("\(report.errors) frames decoded with errors; the first: \(report.firstError ?? "unknown")")
-        }
+        if let failure = report.failure { throw failure }
     }
 
     static func summary(_ report: DecodeReport, source: SampleSource, output: OutputFile?, y4m: Bool) -> [String] {
@@ -97,6 +99,8 @@ enum DecodeCommand {
             "frames: \(report.frames) decoded from \(report.samples) samples in \(fixed(report.seconds, 2)) s "
                 + "(\(fixed(report.framesPerSecond, 1)) fps), \(report.errors) with errors, \(report.dropped) dropped",
         ]
+        if let track = source.trackLine { lines.insert("track: \(track)", at: 1) }
+        lines += report.problemLines
         if let output { lines.append("output: \(output.name) (\(y4m ? "YUV4MPEG2" : "raw planes"))") }
         for problem in source.diagnostics.prefix(3) { lines.append("warning: \(problem.reason)") }
         return lines

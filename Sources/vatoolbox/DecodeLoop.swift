@@ -34,6 +34,47 @@ struct DecodeReport {
     var renderNode: String?
     var specification = DecoderSpecification()
     var firstError: String?
+    /// The first frames with an error status: `"sample 5 at 0.200 s: reason"`.
+    var errorDetails: [String] = []
+    /// The damaged samples the reader went on past (the first thousand).
+    var damagedSamples: [DamagedSample] = []
+    /// How many damaged samples the reader met.
+    var damagedSampleCount = 0
+
+    /// The summary's lines about damage and errors, empty for a clean run: how many samples were
+    /// damaged and frames had errors, and the first few of each with the sample number (decode
+    /// order, from 0) and time.
+    var problemLines: [String] {
+        var lines: [String] = []
+        if damagedSampleCount > 0 {
+            let skipped = damagedSamples.filter(\.isSkipped).count
+            lines.append(
+                "damaged samples: \(damagedSampleCount)" + (skipped > 0 ? " (\(skipped) unreadable, skipped)" : ""))
+            for damage in damagedSamples.prefix(3) {
+                lines.append("  sample \(damage.number)\(Self.at(damage.seconds)): \(damage.reason)")
+            }
+        }
+        if errors > 0 {
+            lines.append("frames with errors: \(errors)")
+            for detail in errorDetails { lines.append("  " + detail) }
+        }
+        return lines
+    }
+
+    /// The failure a run with damage or errors ends with (exit status 1), after its summary.
+    var failure: CommandFailure? {
+        guard errors > 0 || damagedSampleCount > 0 else { return nil }
+        var parts: [String] = []
+        if damagedSampleCount > 0 { parts.append("\(damagedSampleCount) damaged samples") }
+        if errors > 0 { parts.append("\(errors) frames decoded with errors; the first: \(firstError ?? "unknown")") }
+        return .input(parts.joined(separator: ", "))
+    }
+
+    /// `" at 1.240 s"`, or nothing for an unknown time.
+    static func at(_ seconds: Double?) -> String {
+        guard let seconds else { return "" }
+        return " at \(fixed(seconds, 3)) s"
+    }
 
     /// Frames per second over the whole run.
     var framesPerSecond: Double { seconds > 0 ? Double(frames) / seconds : 0 }
@@ -60,6 +101,7 @@ private struct LoopState {
     var errors = 0
     var dropped = 0
     var firstError: String?
+    var errorDetails: [String] = []
     var stop: CommandFailure?
 }
 
@@ -84,10 +126,25 @@ enum DecodeLoop {
         let limit = frameLimit ?? Int.max
         let start = DispatchTime.now().uptimeNanoseconds
         var report = DecodeReport(specification: specification)
-        let session: DecompressionSession
-        do throws(VTError) {
-            session = try DecompressionSession(
-                formatDescription: source.firstFormat, decoderSpecification: specification,
+        // A sample whose description the session cannot accept (another codec) is decoded by a
+        // new session, after the old one has handed out its frames; all share one handler.
+        func makeSession(_ format: VideoFormatDescription) throws(CommandFailure) -> DecompressionSession {
+            do throws(VTError) {
+                return try makeDecompressionSession(format)
+            } catch {
+                var failure = CommandFailure(error)
+                if specification.hardwareAcceleration == .required && error == VTError.couldNotFindVideoDecoder {
+                    failure = CommandFailure(
+                        message: (error.reason.isEmpty ? error.summary : error.reason)
+                            + " (\(error.name) \(error.status)); use --hwaccel auto or none to decode on the CPU",
+                        status: ExitStatus.noDecoder)
+                }
+                throw failure
+            }
+        }
+        func makeDecompressionSession(_ format: VideoFormatDescription) throws(VTError) -> DecompressionSession {
+            try DecompressionSession(
+                formatDescription: format, decoderSpecification: specification,
                 imageBufferAttributes: attributes
             ) { output in
                 let (index, skip) = state.withLock { state -> (Int, Bool) in
@@ -96,8 +153,13 @@ enum DecodeLoop {
                     // the picture of the first) counts as dropped.
                     if let status = output.status {
                         state.errors += 1
-                        if state.firstError == nil {
-                            state.firstError = status.reason.isEmpty ? status.summary : status.reason
+                        let reason = status.reason.isEmpty ? status.summary : status.reason
+                        if state.firstError == nil { state.firstError = reason }
+                        if state.errorDetails.count < 3 {
+                            let number = (output.frameRefcon as? Int).map { "sample \($0)" } ?? "a sample"
+                            let time = output.presentationTimeStamp
+                            state.errorDetails.append(
+                                "\(number)\(DecodeReport.at(time.isNumeric ? time.seconds : nil)): \(reason)")
                         }
                     } else if output.infoFlags.contains(.frameDropped) {
                         state.dropped += 1
@@ -116,16 +178,9 @@ enum DecodeLoop {
                     state.withLock { if $0.stop == nil { $0.stop = error } }
                 }
             }
-        } catch {
-            var failure = CommandFailure(error)
-            if specification.hardwareAcceleration == .required && error == VTError.couldNotFindVideoDecoder {
-                failure = CommandFailure(
-                    message: (error.reason.isEmpty ? error.summary : error.reason)
-                        + " (\(error.name) \(error.status)); use --hwaccel auto or none to decode on the CPU",
-                    status: ExitStatus.noDecoder)
-            }
-            throw failure
         }
+        var session = try makeSession(source.firstFormat)
+        var format = source.firstFormat
         defer { session.invalidate() }
         report.startedOnHardware = session.usingHardwareAcceleratedVideoDecoder
         report.renderNode = session.renderNode?.path
@@ -137,7 +192,18 @@ enum DecodeLoop {
                 if done { break }
                 guard let sample = try source.next() else { break }
                 onSample?(sample)
-                try session.decodeFrame(sample, flags: [.enableAsynchronousDecompression])
+                if sample.formatDescription != format {
+                    format = sample.formatDescription
+                    if !session.canAcceptFormatDescription(format) {
+                        try session.finishDelayedFrames()
+                        try session.waitForAsynchronousFrames()
+                        session.invalidate()
+                        session = try makeSession(format)
+                    }
+                }
+                // The refcon is the sample's number, for the summary's error lines.
+                try session.decodeFrame(
+                    sample, flags: [.enableAsynchronousDecompression], frameRefcon: report.samples)
                 report.samples += 1
                 if let progress {
                     let now = DispatchTime.now().uptimeNanoseconds
@@ -164,6 +230,9 @@ enum DecodeLoop {
         report.errors = final.errors
         report.dropped = final.dropped
         report.firstError = final.firstError
+        report.errorDetails = final.errorDetails
+        report.damagedSamples = source.damagedSamples
+        report.damagedSampleCount = source.damagedSampleCount
         report.seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
         return report
     }

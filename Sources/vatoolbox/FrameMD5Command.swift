@@ -7,7 +7,7 @@ import VAToolbox
 enum FrameMD5Command {
     static let usage = """
         usage: vatoolbox framemd5 INPUT [--pixel-format FOURCC] [--hwaccel auto|vaapi|none] [--device PATH]
-                                        [--threads N] [-o OUT]
+                                        [--threads N] [--track N] [-o OUT]
 
         Decodes INPUT (raw .264/.265 Annex B, IVF, .obu, .m2v, MP4, MKV/WebM, TS …; - for standard input;
         H.264, HEVC, AV1, VP9, VP8 or MPEG-2) and prints one line
@@ -21,12 +21,18 @@ enum FrameMD5Command {
               --hwaccel MODE       auto (GPU when usable), vaapi (GPU or fail), none (CPU)
               --device PATH        the DRM render node to use, e.g. /dev/dri/renderD128
               --threads N          software decoding threads (0: one per core)
+              --track N            the video track, by stream index (like ffmpeg's -map 0:N)
+
+        Damaged samples do not stop it: their pictures are hashed as ffmpeg decodes them, and standard
+        error then lists the damaged samples and frames with errors; the exit status is 1.
         """
 
     static func run(_ arguments: [String]) throws(CommandFailure) {
         let parsed = try ParsedArguments.parse(
             arguments,
-            options: decoderOptions + [OptionSpec(name: "pixel-format"), OptionSpec(name: "output", short: "o")])
+            options: decoderOptions + inputOptions + [
+                OptionSpec(name: "pixel-format"), OptionSpec(name: "output", short: "o"),
+            ])
         if parsed.wantsHelp {
             print(usage)
             return
@@ -34,9 +40,9 @@ enum FrameMD5Command {
         let path = try parsed.singleInput()
         let specification = try parsed.decoderSpecification()
         let pixelFormat = try parsed.pixelFormat()
-        let source = try SampleSource(path: path)
+        let source = try SampleSource(path: path, track: try parsed.track())
         let output = try OutputFile(path: parsed.values["output"] ?? "-")
-        let timing = StreamTiming.probe(path: path, format: source.firstFormat)
+        let timing = StreamTiming.probe(path: path, format: source.firstFormat, track: source.trackIndex)
         let hasher = FrameHasher(
             output: output, timing: timing, reorderDelay: source.firstFormat.stream.maxNumReorderFrames)
         let report = try DecodeLoop.run(
@@ -47,6 +53,8 @@ enum FrameMD5Command {
             onSample: source.isRawStream ? nil : { hasher.record($0) })
         try output.flush()
         guard report.frames > 0 else { throw .input("\(path): no picture could be decoded") }
+        for line in report.problemLines { printError(line) }
+        if let failure = report.failure { throw failure }
     }
 }
 

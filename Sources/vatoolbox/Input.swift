@@ -84,9 +84,14 @@ final class SampleSource {
 
     /// Opens `path` (`-` for standard input).
     ///
+    /// - Parameters:
+    ///   - path: The file, or `-`.
+    ///   - track: The stream index of the video track to read (`--track`); nil for the one the
+    ///     ffmpeg CLI picks. Raw streams have one track, 0.
     /// - Throws: A failure with exit status 1 when the file is missing, unreadable, not a media
-    ///   file or has nothing decodable; 3 when its video is not H.264 or HEVC.
-    init(path: String) throws(CommandFailure) {
+    ///   file or has nothing decodable; 3 when its video is not H.264 or HEVC; 2 when `track` is
+    ///   not one of its video tracks.
+    init(path: String, track: Int? = nil) throws(CommandFailure) {
         self.path = path
         if path != "-" {
             var status = stat()
@@ -95,16 +100,18 @@ final class SampleSource {
         }
         if !StreamSniffer.isRawStream(path: path) {
             do throws(VTError) {
-                let reader = try MediaFileReader(path: path)
+                let reader = try MediaFileReader(path: path, track: track)
                 self.reader = reader
                 codec = reader.codecType
                 containerName = reader.containerName
                 firstFormat = reader.formatDescription
             } catch {
+                if error == VTError.parameter { throw .usage(error.reason) }
                 throw CommandFailure(error)
             }
             return
         }
+        if let track, track != 0 { throw .usage("\(path) is a raw stream: its one track is 0, not \(track)") }
         containerName = "Annex B"
         descriptor = path == "-" ? STDIN_FILENO : open(path, O_RDONLY)
         guard descriptor >= 0 else { throw .input("cannot open \(path): \(systemError())") }
@@ -142,6 +149,58 @@ final class SampleSource {
 
     /// Parser diagnostics (raw streams), for warnings.
     var diagnostics: [VTError] { parser?.diagnostics ?? [] }
+
+    /// The damaged samples the reader met and went on past (containers; a raw stream's damage
+    /// shows in ``diagnostics`` and the decoder's statuses).
+    var damagedSamples: [DamagedSample] { reader?.damagedSamples ?? [] }
+
+    /// How many damaged samples the reader met.
+    var damagedSampleCount: Int { reader?.damagedSampleCount ?? 0 }
+
+    /// The track read and the file's other video tracks, for the summary: `"track 1 of video
+    /// tracks 0, 1 (the default)"`; nil for a raw stream.
+    var trackLine: String? {
+        guard let reader else { return nil }
+        let all = reader.videoTracks.map { String($0.index) }.joined(separator: ", ")
+        let track = reader.track
+        return "\(track.index) (\(track.codecName) \(track.width)x\(track.height)) of video tracks \(all)"
+            + (track.isDefault ? " (the default)" : " (chosen with --track)")
+    }
+
+    /// What the container says of the track read, for `probe`: `"track 0: duration 1.920 s, 48
+    /// frames (exact), time base 1/12800, 25 fps (frame duration 1/25)"`; nil for a raw stream.
+    var trackPropertiesLine: String? {
+        guard let track = reader?.track else { return nil }
+        let duration = track.duration.map { "\(fixed($0.seconds, 3)) s" } ?? "unknown"
+        let frames =
+            track.frameCount.map { "\($0) frames (\(track.isFrameCountExact ? "exact" : "estimated"))" }
+            ?? "frame count unknown"
+        let base = track.timeBase
+        let rate =
+            track.frameDuration.map {
+                "\(fixed(track.nominalFrameRate, 3)) fps (frame duration \($0.value)/\($0.timescale))"
+            }
+            ?? "frame rate unknown"
+        return
+            "track \(track.index): duration \(duration), \(frames), time base \(base.value)/\(base.timescale), \(rate)"
+    }
+
+    /// The stream index of the track read; nil for a raw stream.
+    var trackIndex: Int? { reader?.track.index }
+
+    /// Seeks a container to the sync sample at or before `seconds` from the start of the file
+    /// (as `ffmpeg -ss` counts), hiding the pictures before that time.
+    ///
+    /// - Throws: A usage failure for a raw stream; an input failure when the file cannot seek.
+    func seek(toSeconds seconds: Double) throws(CommandFailure) {
+        guard let reader else { throw .usage("--time needs a container (MP4, MKV, TS …), not a raw stream") }
+        let time = reader.startTime + MediaTime(seconds: seconds, preferredTimescale: 1_000_000)
+        do throws(VTError) {
+            try reader.seek(to: time)
+        } catch {
+            throw CommandFailure(error)
+        }
+    }
 
     /// The next sample in decode order, or nil at the end.
     func next() throws(CommandFailure) -> SampleBuffer? {
@@ -228,21 +287,23 @@ struct StreamTiming {
 
     /// Probes `path` with libavformat; for standard input (or when probing fails) the frame rate
     /// comes from the stream's timing information, or is ffmpeg's default of 25.
-    static func probe(path: String, format: VideoFormatDescription) -> StreamTiming {
-        if path != "-", let probed = probeFile(path: path) { return probed }
+    static func probe(path: String, format: VideoFormatDescription, track: Int? = nil) -> StreamTiming {
+        if path != "-", let probed = probeFile(path: path, track: track) { return probed }
         if let duration = format.stream.frameDuration, duration.value > 0, duration.timescale > 0 {
             return StreamTiming(frameRate: reduced(Int(duration.timescale), Int(duration.value)))
         }
         return StreamTiming(frameRate: (25, 1))
     }
 
-    private static func probeFile(path: String) -> StreamTiming? {
+    private static func probeFile(path: String, track: Int?) -> StreamTiming? {
         var context: UnsafeMutablePointer<AVFormatContext>?
         guard avformat_open_input(&context, path, nil, nil) >= 0, let opened = context else { return nil }
         defer { avformat_close_input(&context) }
         guard avformat_find_stream_info(opened, nil) >= 0 else { return nil }
-        let index = av_find_best_stream(opened, AVMEDIA_TYPE_VIDEO, -1, -1, nil, 0)
-        guard index >= 0, let stream = opened.pointee.streams[Int(index)] else { return nil }
+        let index = track.map(Int32.init) ?? av_find_best_stream(opened, AVMEDIA_TYPE_VIDEO, -1, -1, nil, 0)
+        guard index >= 0, index < opened.pointee.nb_streams, let stream = opened.pointee.streams[Int(index)] else {
+            return nil
+        }
         let rate = av_guess_frame_rate(opened, stream, nil)
         guard rate.num > 0, rate.den > 0 else { return nil }
         let count = Int(stream.pointee.nb_frames)

@@ -4,27 +4,46 @@ import VAToolbox
 /// `vatoolbox snapshot`: one picture as PNG.
 enum SnapshotCommand {
     static let usage = """
-        usage: vatoolbox snapshot INPUT --frame N -o OUT.png [--hwaccel auto|vaapi|none] [--device PATH] [--threads N]
+        usage: vatoolbox snapshot INPUT (--frame N | --time SECONDS) -o OUT.png [--hwaccel auto|vaapi|none]
+                                  [--device PATH] [--threads N] [--track N]
 
         Decodes INPUT up to picture N (counted from 0 in presentation order, like ffmpeg's
         select=eq(n\\,N)) and writes it as an RGB PNG (libavcodec's PNG encoder), at the stream's size.
+        With --time, seeks to the sync sample at or before SECONDS and writes the first picture at or
+        after SECONDS, decoding at most from that sync sample (like ffmpeg -ss SECONDS -i INPUT -frames:v 1).
 
-              --frame N    the picture to write (default 0)
-          -o, --output OUT the PNG file to write
+              --frame N        the picture to write (default 0)
+              --time SECONDS   the time of the picture, from the start of the file (a container, not
+                               a raw stream)
+              --track N        the video track, by stream index (default: the one ffmpeg picks)
+          -o, --output OUT     the PNG file to write
         """
 
     static func run(_ arguments: [String]) throws(CommandFailure) {
         let parsed = try ParsedArguments.parse(
-            arguments, options: decoderOptions + [OptionSpec(name: "frame"), OptionSpec(name: "output", short: "o")])
+            arguments,
+            options: decoderOptions + inputOptions + [
+                OptionSpec(name: "frame"), OptionSpec(name: "time"), OptionSpec(name: "output", short: "o"),
+            ])
         if parsed.wantsHelp {
             print(usage)
             return
         }
         let path = try parsed.singleInput()
         guard let outputPath = parsed.values["output"] else { throw .usage("missing -o OUT.png") }
-        let wanted = try parsed.integer("frame") ?? 0
+        let seconds = try parsed.values["time"].map { (text) throws(CommandFailure) -> Double in
+            guard let value = Double(text), value.isFinite, value >= 0 else {
+                throw .usage("option '--time' needs a time in seconds, at least 0, not '\(text)'")
+            }
+            return value
+        }
+        guard seconds == nil || parsed.values["frame"] == nil else {
+            throw .usage("give --frame or --time, not both")
+        }
+        let wanted = seconds == nil ? try parsed.integer("frame") ?? 0 : 0
         let specification = try parsed.decoderSpecification()
-        let source = try SampleSource(path: path)
+        let source = try SampleSource(path: path, track: try parsed.track())
+        if let seconds { try source.seek(toSeconds: seconds) }
         let captured = Mutex<RGBImage?>(nil)
         let report = try DecodeLoop.run(
             source: source, specification: specification, attributes: ImageBufferAttributes(pixelFormat: .bgra),
@@ -36,10 +55,12 @@ enum SnapshotCommand {
                 }
             })
         guard let image = captured.withLock({ $0 }) else {
+            if let seconds { throw .input("\(path) has no picture at or after \(seconds) s") }
             throw .input("\(path) has \(report.frames) pictures; there is no picture \(wanted)")
         }
         try PNGEncoder.write(image, to: outputPath)
-        print("wrote picture \(wanted) (\(image.width)x\(image.height)) to \(outputPath)")
+        let which = seconds.map { "the picture at \($0) s" } ?? "picture \(wanted)"
+        print("wrote \(which) (\(image.width)x\(image.height)) to \(outputPath)")
     }
 }
 
@@ -47,7 +68,7 @@ enum SnapshotCommand {
 enum ThumbnailsCommand {
     static let usage = """
         usage: vatoolbox thumbnails INPUT -o OUT.png [--count N] [--width W] [--columns C]
-                                    [--hwaccel auto|vaapi|none] [--device PATH] [--threads N]
+                                    [--hwaccel auto|vaapi|none] [--device PATH] [--threads N] [--track N]
 
         Decodes INPUT and writes a contact sheet: N pictures spread evenly over the stream, each scaled
         to W pixels wide (the height follows the picture's display aspect), in a grid, with the
@@ -57,12 +78,16 @@ enum ThumbnailsCommand {
               --width W     width of each picture in pixels (default 240)
               --columns C   pictures per row (default 4, or N when fewer)
           -o, --output OUT  the PNG file to write
+              --track N     the video track, by stream index (default: the one ffmpeg picks)
+
+        Damaged samples do not stop it; they and frames with errors are listed on standard error
+        after the sheet is written, and the exit status is then 1.
         """
 
     static func run(_ arguments: [String]) throws(CommandFailure) {
         let parsed = try ParsedArguments.parse(
             arguments,
-            options: decoderOptions + [
+            options: decoderOptions + inputOptions + [
                 OptionSpec(name: "count"), OptionSpec(name: "width"), OptionSpec(name: "columns"),
                 OptionSpec(name: "output", short: "o"),
             ])
@@ -80,7 +105,8 @@ enum ThumbnailsCommand {
 
         // First pass: how many pictures there are, to spread the picks (two field samples make
         // one picture; hidden VP8/VP9/AV1 frames make none).
-        let counter = try SampleSource(path: path)
+        let track = try parsed.track()
+        let counter = try SampleSource(path: path, track: track)
         var fields = FieldCounter()
         var shown = ShownFrameCounter()
         var total = 0
@@ -90,9 +116,9 @@ enum ThumbnailsCommand {
         total += fields.count / 2
         let picks = Set((0..<count).map { ($0 * total + total / 2) / count })
 
-        let source = try SampleSource(path: path)
+        let source = try SampleSource(path: path, track: track)
         let format = source.firstFormat
-        let timing = StreamTiming.probe(path: path, format: format)
+        let timing = StreamTiming.probe(path: path, format: format, track: source.trackIndex)
         let aspect =
             format.extensions.pixelAspectRatio.map { Double($0.horizontalSpacing) / Double($0.verticalSpacing) } ?? 1
         let displayWidth = Double(format.dimensions.width) * (aspect > 0 ? aspect : 1)
@@ -100,7 +126,7 @@ enum ThumbnailsCommand {
         thumbnailHeight = max(2, thumbnailHeight + thumbnailHeight % 2)
         let captured = Mutex<[(index: Int, image: RGBImage, label: String)]>([])
         let firstTime = Mutex<MediaTime?>(nil)
-        _ = try DecodeLoop.run(
+        let report = try DecodeLoop.run(
             source: source, specification: specification,
             attributes: ImageBufferAttributes(pixelFormat: .bgra, width: thumbnailWidth, height: thumbnailHeight),
             frameLimit: (picks.max() ?? 0) + 1,
@@ -124,6 +150,8 @@ enum ThumbnailsCommand {
         let sheet = layout(thumbnails.map { ($0.image, $0.label) }, columns: columns)
         try PNGEncoder.write(sheet, to: outputPath)
         print("wrote a contact sheet of \(thumbnails.count) pictures (\(sheet.width)x\(sheet.height)) to \(outputPath)")
+        for line in report.problemLines { printError(line) }
+        if let failure = report.failure { throw failure }
     }
 
     /// `"01:02.480"`, or `"1:01:02.480"` past an hour.

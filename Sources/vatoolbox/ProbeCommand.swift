@@ -84,6 +84,7 @@ enum ProbeCommand {
             print(
                 "\(UnitLister.noun(source.codec))s: \(count) (sync: \(syncCount)), format descriptions: \(formats.count)"
             )
+            if let track = source.trackPropertiesLine { print(track) }
             for problem in source.diagnostics.prefix(10) { print("warning: \(problem.reason)") }
         }
     }

@@ -45,6 +45,15 @@ public struct SampleBuffer: Sendable {
         self.attachments = attachments
     }
 
+    /// Wraps a damaged sample's data as it came from the container, unchecked, flagged
+    /// ``SampleAttachments/damaged``: the decoder gets the very bytes the ffmpeg CLI would give it.
+    init(damagedData data: [UInt8], formatDescription: VideoFormatDescription, timing: SampleTimingInfo) {
+        self.data = data
+        self.formatDescription = formatDescription
+        self.timing = timing
+        self.attachments = [.damaged]
+    }
+
     /// Builds an H.264 or HEVC sample from NAL units (without start codes or lengths), adding the
     /// length prefixes.
     ///
@@ -113,4 +122,10 @@ public struct SampleAttachments: OptionSet, Sendable, Hashable {
     /// out every frame the decoder holds before the decode call returns (synchronous decoding),
     /// as ``DecompressionSession/finishDelayedFrames()`` does.
     public static let drainAfterDecoding = Self(rawValue: 1 << 7)
+    /// The sample is known to be damaged (no CoreMedia counterpart): the container flagged it
+    /// corrupt (libavformat's `AV_PKT_FLAG_CORRUPT`), or its NAL unit length prefixes do not tile
+    /// it. ``MediaFileReader`` sets it and goes on reading; the session still decodes the sample
+    /// (libavcodec conceals what it can, as the ffmpeg CLI does) and reports its frame with
+    /// ``VTError/videoDecoderBadData`` (-12909).
+    public static let damaged = Self(rawValue: 1 << 8)
 }

@@ -76,27 +76,33 @@ where Samples.Element == SampleBuffer {
         }
     }
 
-    /// Reads samples, each after a credit, and decodes them through one session.
+    /// Reads samples, each after a credit, and decodes them. A sample whose description the
+    /// session cannot accept (``DecompressionSession/canAcceptFormatDescription(_:)``: another
+    /// codec, another NAL unit length size) ends that session, after it hands out every frame it
+    /// holds, and starts a new one for the new description.
     private static func produce(
         samples: Samples, formatDescription: VideoFormatDescription, decoderSpecification: DecoderSpecification,
         imageBufferAttributes: ImageBufferAttributes?, framesAhead: Int, waiting: WaitingCount,
         credits: AsyncStream<Void>, outputs: AsyncStream<Result<DecompressionOutput, VTError>>.Continuation
     ) async {
         defer { outputs.finish() }
-        let session: DecompressionSession
-        do {
-            session = try DecompressionSession(
-                formatDescription: formatDescription, decoderSpecification: decoderSpecification,
-                imageBufferAttributes: imageBufferAttributes
-            ) { output in
-                waiting.add(1)
-                outputs.yield(.success(output))
+        func makeSession(_ format: VideoFormatDescription) -> DecompressionSession? {
+            do {
+                return try DecompressionSession(
+                    formatDescription: format, decoderSpecification: decoderSpecification,
+                    imageBufferAttributes: imageBufferAttributes
+                ) { output in
+                    waiting.add(1)
+                    outputs.yield(.success(output))
+                }
+            } catch {
+                outputs.yield(.failure(error))
+                return nil
             }
-        } catch {
-            outputs.yield(.failure(error))
-            return
         }
+        guard var session = makeSession(formatDescription) else { return }
         defer { session.invalidate() }
+        var format = formatDescription
         var creditIterator = credits.makeAsyncIterator()
         do {
             for try await sample in samples {
@@ -104,6 +110,15 @@ where Samples.Element == SampleBuffer {
                     guard await creditIterator.next() != nil else { return }
                 }
                 guard !Task.isCancelled else { return }
+                if sample.formatDescription != format {
+                    format = sample.formatDescription
+                    if !session.canAcceptFormatDescription(format) {
+                        await session.finishOnQueue()
+                        session.invalidate()
+                        guard let next = makeSession(format) else { return }
+                        session = next
+                    }
+                }
                 if let error = await session.decodeOnQueue(sample) {
                     outputs.yield(.failure(error))
                     return
@@ -126,8 +141,10 @@ extension DecompressionSession {
     /// Decodes a sequence of samples into a sequence of outputs (see ``DecodedFrameSequence``).
     ///
     /// - Parameters:
-    ///   - samples: The samples, in decode order; format changes the session can accept are
-    ///     followed (see ``canAcceptFormatDescription(_:)``).
+    ///   - samples: The samples, in decode order; a change of description is followed in the
+    ///     session when it can accept it (see ``canAcceptFormatDescription(_:)``), else in a new
+    ///     session, after the old one has handed out its frames. A ``MediaFileReader``'s
+    ///     ``MediaFileReader/samples`` reads a file lazily.
     ///   - formatDescription: The description of the first samples.
     ///   - decoderSpecification: GPU or CPU, threads, real-time mode.
     ///   - imageBufferAttributes: The output format and size; nil keeps the native format.

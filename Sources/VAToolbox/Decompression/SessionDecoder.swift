@@ -225,6 +225,7 @@ final class SessionDecoder: @unchecked Sendable {
             pending.isSkippedLeadingPicture = continuity.isSkippedLeadingPicture
             pending.showsNoPicture = continuity.showsNoPicture
             if afterFault { pending.missingReference = FailoverPolicy.afterFault }
+            pending.isDamaged = job.sample.attachments.contains(.damaged)
             state.pending[job.token] = pending
         }
     }
@@ -379,7 +380,9 @@ final class SessionDecoder: @unchecked Sendable {
     private func finish(_ token: Int64, status: VTError?, image: PixelBuffer?, handOut: HandOut = .asIs) {
         guard let pending = shared.withLock({ $0.pending.removeValue(forKey: token) }) else { return }
         // libavcodec conceals a lost reference without flagging the frames it damages.
-        let status = status ?? pending.missingReference.map { VTError.videoDecoderReferenceMissing.with($0) }
+        let status =
+            status ?? (pending.isDamaged ? VTError.videoDecoderBadData.with("the sample is damaged") : nil)
+            ?? pending.missingReference.map { VTError.videoDecoderReferenceMissing.with($0) }
         guard let image, !pending.flags.contains(.doNotOutputFrame), !pending.doNotDisplay else {
             outputHandler(pending.output(status: status, image: nil))
             return
@@ -447,6 +450,9 @@ struct PendingFrame: Sendable {
     /// The sample's `kCMSampleAttachmentKey_DoNotDisplay`: decoded as a reference, output as
     /// dropped without an image (an edit list's leading or trailing samples).
     var doNotDisplay = false
+    /// Whether the sample is flagged ``SampleAttachments/damaged``: its frame reports
+    /// ``VTError/videoDecoderBadData``.
+    var isDamaged = false
     /// Whether the sample is a field picture (half of a frame).
     var isFieldPicture = false
     /// Whether the sample is a leading picture that decoders skip (decoding started at its

@@ -1,7 +1,7 @@
 internal import CFFmpeg
 
-/// Reads the video track of a media file — MP4/MOV, Matroska/WebM, MPEG-TS, IVF, AV1 OBU
-/// streams, raw H.264/HEVC Annex B and MPEG-2 elementary streams — as a format description and
+/// Reads a video track of a media file — MP4/MOV, Matroska/WebM, MPEG-TS, IVF, AV1 OBU
+/// streams, raw H.264/HEVC Annex B and MPEG-2 elementary streams — as format descriptions and
 /// sample buffers, through libavformat. The `AVAssetReader` of this library, for every codec it
 /// decodes.
 ///
@@ -12,9 +12,20 @@ internal import CFFmpeg
 /// set changes. AV1 temporal units, VP8/VP9 frames and MPEG-2 pictures come as libavformat
 /// delimits them, described by the container's configuration record and codec parameters.
 ///
-/// Not thread-safe: read from one thread (it is `Sendable`-unavailable).
+/// What real files do, the reader follows:
+/// - **Edit lists**: samples outside an MP4 edit list are ``SampleAttachments/doNotDisplay``.
+/// - **Configuration records without parameter sets** (an `avcC` without SPS/PPS, an `hvcC`
+///   without VPS): the description is built from the first parameter sets in the samples.
+/// - **Several sample descriptions**: a sample whose description changes (libavformat's
+///   `AV_PKT_DATA_NEW_EXTRADATA`) carries the new ``SampleBuffer/formatDescription``.
+/// - **Damaged samples** are not thrown: one with data comes out flagged
+///   ``SampleAttachments/damaged``, one that cannot be read is skipped, and both are listed in
+///   ``damagedSamples``.
+///
+/// Not thread-safe: read from one thread (it is `Sendable`-unavailable); ``samples`` is the
+/// `Sendable` way to hand a file to Swift concurrency.
 public final class MediaFileReader {
-    /// The codec of the video track.
+    /// The codec of the track read.
     public let codecType: VideoCodecType
     /// The format of the first samples (a sample's own ``SampleBuffer/formatDescription`` is the
     /// one in force for it).
@@ -23,114 +34,161 @@ public final class MediaFileReader {
     public let containerName: String
     /// The track's time scale: time stamps are counted in 1/`timescale` seconds.
     public let timescale: Int32
+    /// The file's path, as given.
+    public let path: String
+    /// Every video track of the file, in stream order.
+    public let videoTracks: [MediaTrack]
+    /// The track read.
+    public let track: MediaTrack
+    /// The file's start time (libavformat's `start_time`: the earliest presentation time of its
+    /// streams), which the ffmpeg CLI subtracts from every time stamp and adds to a `-ss` time;
+    /// zero when libavformat knows none.
+    public let startTime: MediaTime
+    /// The damaged samples met so far, in order (the first 1000; ``damagedSampleCount`` counts
+    /// them all).
+    public private(set) var damagedSamples: [DamagedSample] = []
+    /// How many damaged samples the reader met so far.
+    public private(set) var damagedSampleCount = 0
 
-    private var context: UnsafeMutablePointer<AVFormatContext>?
-    private let packet: UnsafeMutablePointer<AVPacket>
-    private let streamIndex: Int32
-    private let timeBase: AVRational
-    /// For Annex B containers: the parser the packets go through.
-    private var annexBParser: ElementaryStreamParser?
-    /// Samples parsed and not yet returned (Annex B containers).
-    private var queued: [SampleBuffer] = []
+    /// The most damaged samples ``damagedSamples`` keeps.
+    static let damagedSampleLimit = 1000
+    /// Reads that may fail in a row before the reader takes the track as ended.
+    static let consecutiveReadFailureLimit = 16
+    /// Packets held back while looking for in-band parameter sets, before giving up.
+    static let heldPacketLimit = 600
+
+    private let input: FormatContext
+    private let packetBuffer: PacketBuffer
     /// What libavformat logs for this file: quoted in the reader's errors.
     private let log: LibavLogCapture
+    private var packet: UnsafeMutablePointer<AVPacket> { packetBuffer.pointer }
+    private let streamIndex: Int32
+    private let timeBase: AVRational
+    private let support: any CodecSupport
+    /// The container's parameters of the stream, for descriptions from new extradata.
+    private let parameters: StreamParameters
+    /// The description in force for the next sample.
+    private var current: VideoFormatDescription
+    /// For Annex B containers: the parser the packets go through.
+    private var annexBParser: ElementaryStreamParser?
+    /// Samples read and not yet returned.
+    private var queued: [SampleBuffer] = []
+    private var queuedIndex = 0
+    /// Packets of the track met (read or failed), the number of the next one.
+    private var packetNumber = 0
+    /// After ``seek(to:exactly:)``: samples presented before this time are not displayed.
+    private var hideBefore: MediaTime?
+    /// After ``seek(to:exactly:)``: the next sample resets the decoder.
+    private var resetsDecoder = false
+    private var ended = false
 
     /// Opens a file and finds its video track.
     ///
+    /// - Parameters:
+    ///   - path: The file.
+    ///   - track: The stream index of the video track to read (see ``videoTracks``); nil reads
+    ///     the one the ffmpeg CLI picks.
     /// - Throws: ``VTError/sampleBufferDataFailed`` when the file cannot be opened or read (with
     ///   the system's reason); ``VTError/sampleBufferInvalidMediaFormat`` when it is not a
-    ///   container libavformat knows or has no video track; ``VTError/couldNotFindVideoDecoder``
-    ///   when the video is in a codec VAToolbox does not decode; ``VTError/formatDescriptionInvalidParameter``
-    ///   when its decoder configuration is malformed. Where libavformat logged why, the reason
-    ///   quotes it (`"… is not a media file VAToolbox can read: moov atom not found"`; see
-    ///   ``LibavLog``).
-    public init(path: String) throws(VTError) {
-        guard let packet = av_packet_alloc() else { throw VTError.allocationFailed.with("allocating a packet") }
-        self.packet = packet
+    ///   container libavformat knows or has no video track; ``VTError/parameter`` when `track` is
+    ///   not a video track of the file; ``VTError/couldNotFindVideoDecoder`` when the video is in
+    ///   a codec VAToolbox does not decode; ``VTError/formatDescriptionInvalidParameter`` when its
+    ///   decoder configuration is malformed, or lacks parameter sets no sample carries.
+    public init(path: String, track requested: Int? = nil) throws(VTError) {
         let log = LibavLogCapture(.mediaFileReader, defaultLabel: path)
-        self.log = log
-        // Allocated here, so that what libavformat logs while opening is claimed as this reader's.
-        let allocated = avformat_alloc_context()
-        log.claim(allocated)
-        var context = allocated
-        let status = log.whileCalling { avformat_open_input(&context, path, nil, nil) }
-        guard status >= 0, let context else {
-            log.release(allocated)  // freed by avformat_open_input
-            var failed = packet as UnsafeMutablePointer<AVPacket>?
-            av_packet_free(&failed)
-            let reason =
-                status == CFFmpeg_AVERROR_INVALIDDATA()
-                ? VTError.sampleBufferInvalidMediaFormat.with("\(path) is not a media file VAToolbox can read")
-                : VTError.sampleBufferDataFailed.with("cannot open \(path): \(FFmpegStatus.message(status))")
-            throw reason.quoting(log.explanation(since: 0))
-        }
-        self.context = context
+        // Both are released, closing the file, whenever a throw below ends the initialiser.
+        let input = try FormatContext(path: path, log: log)
+        let packetBuffer = try PacketBuffer()
+        let context = input.pointer
+        self.path = path
         containerName = context.pointee.iformat.map { String(cString: $0.pointee.name) } ?? "unknown"
-        // From here on, deinit closes the input if anything below throws.
-        let probe = log.whileCalling { avformat_find_stream_info(context, nil) }
-        let index = log.whileCalling { av_find_best_stream(context, AVMEDIA_TYPE_VIDEO, -1, -1, nil, 0) }
-        guard probe >= 0, index >= 0, let stream = context.pointee.streams[Int(index)] else {
-            streamIndex = -1
-            timeBase = AVRational(num: 1, den: 1)
-            timescale = 1
-            codecType = .h264
-            formatDescription = Self.placeholder
-            throw VTError.sampleBufferInvalidMediaFormat.with("\(path) has no video track")
-                .quoting(probe < 0 ? log.explanation(since: 0) : nil)
+        guard log.whileCalling({ avformat_find_stream_info(context, nil) }) >= 0 else {
+            throw VTError.sampleBufferInvalidMediaFormat.with("\(path): libavformat could not read its streams")
+                .quoting(log.explanation(since: 0))
         }
-        streamIndex = index
+        let best = log.whileCalling { av_find_best_stream(context, AVMEDIA_TYPE_VIDEO, -1, -1, nil, 0) }
+        var tracks: [MediaTrack] = []
+        for index in 0..<Int(context.pointee.nb_streams) {
+            guard let stream = context.pointee.streams[index],
+                stream.pointee.codecpar.pointee.codec_type == AVMEDIA_TYPE_VIDEO
+            else { continue }
+            tracks.append(MediaTrack(stream: stream, in: context, isDefault: index == Int(best)))
+        }
+        videoTracks = tracks
+        let chosen: MediaTrack
+        if let requested {
+            guard let found = tracks.first(where: { $0.index == requested }) else {
+                let list = tracks.map { String($0.index) }.joined(separator: ", ")
+                throw VTError.parameter.with(
+                    "\(path) has no video track \(requested); its video tracks are \(list.isEmpty ? "none" : list)")
+            }
+            chosen = found
+        } else {
+            guard best >= 0, let found = tracks.first(where: { $0.index == Int(best) }) else {
+                throw VTError.sampleBufferInvalidMediaFormat.with("\(path) has no video track")
+            }
+            chosen = found
+        }
+        track = chosen
+        guard let stream = context.pointee.streams[chosen.index] else {
+            throw VTError.sampleBufferInvalidMediaFormat.with("\(path) has no video track")
+        }
+        // Read only the chosen track.
+        for index in 0..<Int(context.pointee.nb_streams) where index != chosen.index {
+            context.pointee.streams[index]?.pointee.discard = AVDISCARD_ALL
+        }
+        streamIndex = Int32(chosen.index)
         timeBase = stream.pointee.time_base
         timescale = timeBase.num == 1 && timeBase.den > 0 ? timeBase.den : 90000
-        let parameters = stream.pointee.codecpar.pointee
-        guard let support = CodecRegistry.support(forLibavcodecID: parameters.codec_id) else {
-            formatDescription = Self.placeholder
-            codecType = .h264
-            let name = avcodec_get_name(parameters.codec_id).map { String(cString: $0) } ?? "unknown"
+        let start = context.pointee.start_time
+        startTime =
+            start == CFFmpeg_AV_NOPTS_VALUE() ? .zero : MediaTime(value: start, timescale: 1_000_000)
+        let codecParameters = stream.pointee.codecpar.pointee
+        guard let support = CodecRegistry.support(forLibavcodecID: codecParameters.codec_id) else {
             throw VTError.couldNotFindVideoDecoder.with(
-                "the video of \(path) is \(name); VAToolbox decodes \(CodecRegistry.names)")
+                "the video of \(path) is \(chosen.codecName); VAToolbox decodes \(CodecRegistry.names)")
         }
+        self.support = support
         codecType = support.codecType
-        let described = try support.formatDescription(
-            container: StreamParameters(parameters, containerAspectRatio: stream.pointee.sample_aspect_ratio))
-        if let described {
-            formatDescription = described
-        } else {
+        parameters = StreamParameters(codecParameters, containerAspectRatio: stream.pointee.sample_aspect_ratio)
+        self.input = input
+        self.log = log
+        self.packetBuffer = packetBuffer
+        let missingParameterSets = Self.lengthSizeOfRecordWithoutParameterSets(
+            parameters.configurationRecord, codec: support.codecType)
+        let described = missingParameterSets == nil ? try support.formatDescription(container: parameters) : nil
+        formatDescription = described ?? Self.placeholder
+        current = formatDescription
+        if let lengthSize = missingParameterSets {
+            formatDescription = try describeFromInBandParameterSets(lengthSize: lengthSize)
+        } else if described == nil {
             // H.264/HEVC as Annex B: the stream's own parameter sets describe it.
-            formatDescription = Self.placeholder
             annexBParser = ElementaryStreamParser(codec: codecType)
             // The first samples carry the first description; read until there is one.
             while queued.isEmpty {
-                guard try readPacketIntoQueue() else {
+                guard try readIntoQueue() else {
                     throw VTError.sampleBufferInvalidMediaFormat.with(
                         "\(path) has no decodable \(codecType.name) access unit")
                 }
             }
             formatDescription = queued[0].formatDescription
         }
-    }
-
-    deinit {
-        av_packet_free_checked(packet)
-        if context != nil { avformat_close_input(&context) }
+        current = formatDescription
     }
 
     /// The next sample in decode order, or nil at the end of the track.
     ///
-    /// - Throws: ``VTError/sampleBufferDataFailed`` when reading fails;
-    ///   ``VTError/sampleBufferInvalidSampleData`` for a packet whose length prefixes do not tile it.
+    /// Damaged samples do not throw (see ``damagedSamples``).
+    ///
+    /// - Throws: ``VTError/allocationFailed`` when memory runs out.
     public func nextSample() throws(VTError) -> SampleBuffer? {
-        if annexBParser != nil {
-            while queued.isEmpty {
-                guard try readPacketIntoQueue() else { return nil }
-            }
-            return queued.removeFirst()
+        while queuedIndex == queued.count {
+            queued.removeAll(keepingCapacity: true)
+            queuedIndex = 0
+            guard try readIntoQueue() else { return nil }
         }
-        guard try readPacket() else { return nil }
-        defer { av_packet_unref(packet) }
-        let data = Array(UnsafeBufferPointer(start: packet.pointee.data, count: Int(packet.pointee.size)))
-        return try SampleBuffer(
-            data: data, formatDescription: formatDescription, timing: timing(of: packet),
-            attachments: attachments(of: packet))
+        defer { queuedIndex += 1 }
+        return queued[queuedIndex]
     }
 
     /// Reads every remaining sample.
@@ -140,42 +198,252 @@ public final class MediaFileReader {
         return samples
     }
 
-    /// Reads the next packet of the video track into `packet`; false at the end.
+    /// Moves to the sync sample at or before `time`, so that the next sample read is that sync
+    /// sample and decoding can start there.
+    ///
+    /// The first sample after the move carries ``SampleAttachments/resetDecoderBeforeDecoding``
+    /// (a session hands out what it holds and starts afresh there). With `exactly`, the samples
+    /// presented before `time` are ``SampleAttachments/doNotDisplay``: decoded as references,
+    /// not shown, so that the first picture out is the one at `time` — frame-accurate random
+    /// access for the cost of decoding from the sync sample, as the ffmpeg CLI's `-ss` does.
+    ///
+    /// - Parameters:
+    ///   - time: A presentation time on the track's time line (add ``startTime`` to a time
+    ///     counted from the start of the file, as `ffmpeg -ss` counts).
+    ///   - exactly: Whether to hide the pictures before `time`.
+    /// - Throws: ``VTError/sampleBufferDataFailed`` when libavformat cannot seek in the file;
+    ///   ``VTError/parameter`` for a time that is not numeric.
+    public func seek(to time: MediaTime, exactly: Bool = true) throws(VTError) {
+        guard time.isNumeric else { throw VTError.parameter.with("seek(to:) needs a numeric time") }
+        let target = Int64((time.seconds * Double(timeBase.den) / Double(max(1, timeBase.num))).rounded(.down))
+        let status = av_seek_frame(input.pointer, streamIndex, target, AVSEEK_FLAG_BACKWARD)
+        guard status >= 0 else {
+            throw VTError.sampleBufferDataFailed.with(
+                "cannot seek to \(time.seconds) s in \(path): \(FFmpegStatus.message(status))")
+        }
+        queued.removeAll()
+        queuedIndex = 0
+        ended = false
+        if annexBParser != nil { annexBParser = ElementaryStreamParser(codec: codecType) }
+        hideBefore = exactly ? time : nil
+        resetsDecoder = true
+    }
+
+    // MARK: - Reading
+
+    /// Reads the next packet of the track into the queue (none, one or more samples); false at
+    /// the end of the track.
+    private func readIntoQueue() throws(VTError) -> Bool {
+        guard !ended else { return false }
+        guard try readPacket() else {
+            ended = true
+            if var parser = annexBParser {
+                queue(parser.finish(), corrupt: false)
+                annexBParser = parser
+            }
+            return !queued.isEmpty
+        }
+        defer { av_packet_unref(packet) }
+        let number = packetNumber
+        packetNumber += 1
+        let timing = timing(of: packet)
+        let corrupt = packet.pointee.flags & AV_PKT_FLAG_CORRUPT != 0
+        guard packet.pointee.size > 0, let bytes = packet.pointee.data else {
+            noteDamage(number: number, timing: timing, reason: "the sample is empty", skipped: true)
+            return true
+        }
+        let data = Array(UnsafeBufferPointer(start: bytes, count: Int(packet.pointee.size)))
+        if corrupt {
+            noteDamage(number: number, timing: timing, reason: "the container marks the sample corrupt", skipped: false)
+        }
+        if var parser = annexBParser {
+            // One packet is one access unit: end it at the packet's end.
+            var samples = parser.parse(data)
+            samples += parser.finish()
+            annexBParser = parser
+            if samples.count == 1 {
+                samples[0].timing = timing
+                samples[0].attachments.formUnion(attachments(of: packet))
+            }
+            queue(samples, corrupt: corrupt)
+            return true
+        }
+        followNewExtradata()
+        queue(sample(data, number: number, timing: timing, attachments: attachments(of: packet)), corrupt: corrupt)
+        return true
+    }
+
+    /// Reads the next packet of the track into `packet`; false at the end. A failed read that
+    /// libavformat can go on past (a sample past the end of a cut file) is noted as a skipped
+    /// damaged sample; after ``consecutiveReadFailureLimit`` in a row the track is taken as ended.
     private func readPacket() throws(VTError) -> Bool {
-        guard let context else { return false }
+        var failures = 0
         while true {
             let mark = log.mark
-            let status = log.whileCalling { av_read_frame(context, packet) }
+            let status = log.whileCalling { av_read_frame(input.pointer, packet) }
             if FFmpegStatus.isEndOfFile(status) { return false }
+            if status == CFFmpeg_AVERROR(ENOMEM) { throw VTError.allocationFailed.with("reading \(path)") }
             guard status >= 0 else {
-                throw VTError.sampleBufferDataFailed.with("reading the file failed: \(FFmpegStatus.message(status))")
-                    .quoting(log.explanation(since: mark))
+                failures += 1
+                noteDamage(
+                    number: packetNumber, timing: .invalid,
+                    reason: VTError.sampleBufferDataFailed.with(
+                        "reading the file failed: \(FFmpegStatus.message(status))"
+                    ).quoting(log.explanation(since: mark)).reason, skipped: true)
+                packetNumber += 1
+                if failures >= Self.consecutiveReadFailureLimit { return false }
+                continue
             }
             if packet.pointee.stream_index == streamIndex { return true }
             av_packet_unref(packet)
         }
     }
 
-    /// Parses the next Annex B packet into samples; false at the end (after flushing the parser).
-    private func readPacketIntoQueue() throws(VTError) -> Bool {
-        guard var parser = annexBParser else { return false }
-        defer { annexBParser = parser }
-        guard try readPacket() else {
-            queued += parser.finish()
-            return !queued.isEmpty
+    /// A packet's data as a sample of the current description: flagged damaged, with its bytes
+    /// as they are, when its framing is wrong (the decoder meets it as the ffmpeg CLI's does).
+    private func sample(
+        _ data: [UInt8], number: Int, timing: SampleTimingInfo, attachments: SampleAttachments
+    ) -> SampleBuffer {
+        do throws(VTError) {
+            return try SampleBuffer(data: data, formatDescription: current, timing: timing, attachments: attachments)
+        } catch {
+            noteDamage(number: number, timing: timing, reason: error.reason, skipped: false)
+            var damaged = SampleBuffer(damagedData: data, formatDescription: current, timing: timing)
+            damaged.attachments.formUnion(attachments)
+            return damaged
         }
-        defer { av_packet_unref(packet) }
-        let timing = timing(of: packet)
-        // One packet is one access unit: end it at the packet's end.
-        var samples = parser.parse(UnsafeBufferPointer(start: packet.pointee.data, count: Int(packet.pointee.size)))
-        samples += parser.finish()
-        if samples.count == 1 {
-            samples[0].timing = timing
-            if packet.pointee.flags & AV_PKT_FLAG_DISCARD != 0 { samples[0].attachments.insert(.doNotDisplay) }
-        }
-        queued += samples
-        return true
     }
+
+    /// Queues samples, applying a pending seek's attachments and the corrupt flag.
+    private func queue(_ samples: [SampleBuffer], corrupt: Bool) {
+        for var sample in samples {
+            if corrupt { sample.attachments.insert(.damaged) }
+            if resetsDecoder {
+                sample.attachments.insert(.resetDecoderBeforeDecoding)
+                resetsDecoder = false
+            }
+            if let hideBefore, sample.presentationTimeStamp.isNumeric, sample.presentationTimeStamp < hideBefore {
+                sample.attachments.insert(.doNotDisplay)
+            }
+            queued.append(sample)
+        }
+    }
+
+    private func queue(_ sample: SampleBuffer, corrupt: Bool) { queue([sample], corrupt: corrupt) }
+
+    /// A new sample description starts at this packet (libavformat's `AV_PKT_DATA_NEW_EXTRADATA`:
+    /// an MP4 track with several `stsd` entries): the samples from here on carry a description
+    /// made from it. A record that describes nothing leaves the current description in force.
+    private func followNewExtradata() {
+        var size = 0
+        guard let extradata = av_packet_get_side_data(packet, AV_PKT_DATA_NEW_EXTRADATA, &size), size > 0 else {
+            return
+        }
+        var changed = parameters
+        changed.configurationRecord = Array(UnsafeBufferPointer(start: extradata, count: size))
+        if let described = try? support.formatDescription(container: changed) { current = described }
+    }
+
+    /// Notes a damaged sample.
+    private func noteDamage(number: Int, timing: SampleTimingInfo, reason: String, skipped: Bool) {
+        damagedSampleCount += 1
+        guard damagedSamples.count < Self.damagedSampleLimit else { return }
+        damagedSamples.append(
+            DamagedSample(
+                number: number, decodeTimeStamp: timing.decodeTimeStamp,
+                presentationTimeStamp: timing.presentationTimeStamp, reason: reason, isSkipped: skipped))
+    }
+
+    // MARK: - In-band parameter sets
+
+    /// The NAL unit length size of an `avcC` without an SPS or PPS, or an `hvcC` without a VPS,
+    /// SPS or PPS; nil for a complete record, or none.
+    private static func lengthSizeOfRecordWithoutParameterSets(_ record: [UInt8], codec: VideoCodecType) -> Int? {
+        guard record.first == 1 else { return nil }
+        switch codec {
+        case .h264:
+            guard let avcC = try? AVCDecoderConfigurationRecord(bytes: record) else { return nil }
+            let complete = !avcC.sequenceParameterSets.isEmpty && !avcC.pictureParameterSets.isEmpty
+            return complete ? nil : avcC.nalUnitLengthSize
+        case .hevc:
+            guard let hvcC = try? HEVCDecoderConfigurationRecord(bytes: record) else { return nil }
+            let complete = [HEVCNALUnitType.videoParameterSet, .sequenceParameterSet, .pictureParameterSet]
+                .allSatisfy { !hvcC.nalUnits(ofType: $0).isEmpty }
+            return complete ? nil : hvcC.nalUnitHeaderLength
+        default:
+            return nil
+        }
+    }
+
+    /// Reads packets until their parameter sets, with the record's, describe the stream; the
+    /// packets read come out as the first samples.
+    private func describeFromInBandParameterSets(lengthSize: Int) throws(VTError) -> VideoFormatDescription {
+        var held: [(data: [UInt8], number: Int, timing: SampleTimingInfo, attachments: SampleAttachments)] = []
+        var found: [[UInt8]] = Self.recordParameterSets(parameters.configurationRecord, codec: codecType)
+        var described: VideoFormatDescription?
+        while described == nil {
+            guard held.count < Self.heldPacketLimit, try readPacket() else {
+                throw VTError.formatDescriptionInvalidParameter.with(
+                    "the \(codecType == .h264 ? "avcC" : "hvcC") record of \(path) lacks parameter sets, and "
+                        + "the first \(held.count) samples carry none")
+            }
+            defer { av_packet_unref(packet) }
+            guard packet.pointee.size > 0, let bytes = packet.pointee.data else { continue }
+            let data = Array(UnsafeBufferPointer(start: bytes, count: Int(packet.pointee.size)))
+            var attachments = attachments(of: packet)
+            if packet.pointee.flags & AV_PKT_FLAG_CORRUPT != 0 { attachments.insert(.damaged) }
+            held.append((data, packetNumber, timing(of: packet), attachments))
+            packetNumber += 1
+            let units = ((try? AVCC.split(data[...], lengthSize: lengthSize)) ?? [])
+                .compactMap { try? NALUnit($0, codec: codecType) }
+            for unit in units where unit.isParameterSet && !found.contains(Array(unit.bytes)) {
+                found.append(Array(unit.bytes))
+            }
+            described = Self.description(from: found, codec: codecType, lengthSize: lengthSize)
+        }
+        guard let described else { return Self.placeholder }
+        current = described
+        for packet in held {
+            var made = sample(packet.data, number: packet.number, timing: packet.timing, attachments: [])
+            made.attachments.formUnion(packet.attachments)
+            queue(made, corrupt: false)
+        }
+        return described
+    }
+
+    /// The parameter sets a record carries (some, not all of them).
+    private static func recordParameterSets(_ record: [UInt8], codec: VideoCodecType) -> [[UInt8]] {
+        if codec == .h264, let avcC = try? AVCDecoderConfigurationRecord(bytes: record) {
+            return avcC.sequenceParameterSets + avcC.pictureParameterSets
+        }
+        if codec == .hevc, let hvcC = try? HEVCDecoderConfigurationRecord(bytes: record) {
+            return [HEVCNALUnitType.videoParameterSet, .sequenceParameterSet, .pictureParameterSet]
+                .flatMap { hvcC.nalUnits(ofType: $0) }
+        }
+        return []
+    }
+
+    /// A description from parameter sets, once there is every kind the codec needs.
+    private static func description(
+        from parameterSets: [[UInt8]], codec: VideoCodecType, lengthSize: Int
+    ) -> VideoFormatDescription? {
+        let units = parameterSets.compactMap { try? NALUnit($0[...], codec: codec) }
+        switch codec {
+        case .h264:
+            guard units.contains(where: { $0.h264Type == .sequenceParameterSet }),
+                units.contains(where: { $0.h264Type == .pictureParameterSet })
+            else { return nil }
+            return try? VideoFormatDescription(h264ParameterSets: parameterSets, nalUnitHeaderLength: lengthSize)
+        case .hevc:
+            let needed: [HEVCNALUnitType] = [.videoParameterSet, .sequenceParameterSet, .pictureParameterSet]
+            guard needed.allSatisfy({ type in units.contains { $0.hevcType == type } }) else { return nil }
+            return try? VideoFormatDescription(hevcParameterSets: parameterSets, nalUnitHeaderLength: lengthSize)
+        default:
+            return nil
+        }
+    }
+
+    // MARK: - Packets
 
     /// A packet's flags as sample attachments: not a key frame is `notSync`; a packet outside the
     /// track's edit list (libavformat's `AV_PKT_FLAG_DISCARD`: decoded for the pictures that refer
@@ -200,7 +468,7 @@ public final class MediaFileReader {
         return MediaTime(value: value, timescale: timeBase.den).multiplied(by: timeBase.num)
     }
 
-    /// A stand-in stored before a failing initialiser throws (never seen by callers).
+    /// A stand-in until the stream's own parameter sets describe it (never seen by callers).
     private static var placeholder: VideoFormatDescription {
         VideoFormatDescription(
             codecType: .h264, parameterSets: [], nalUnitHeaderLength: 4,
@@ -217,8 +485,3 @@ public final class MediaFileReader {
 /// `MediaFileReader` holds libavformat state for one reading thread.
 @available(*, unavailable)
 extension MediaFileReader: Sendable {}
-
-private func av_packet_free_checked(_ packet: UnsafeMutablePointer<AVPacket>) {
-    var pointer: UnsafeMutablePointer<AVPacket>? = packet
-    av_packet_free(&pointer)
-}

@@ -1,0 +1,79 @@
+internal import CFFmpeg
+
+/// One video track of a media file, as ``MediaFileReader`` lists it — the video `AVAssetTrack`
+/// of this library: what the container says of it before any sample is read.
+public struct MediaTrack: Sendable, Hashable {
+    /// The track's stream index in the file, as `ffprobe` numbers streams (`Stream #0:1` is 1)
+    /// and as ``MediaFileReader/init(path:track:)`` takes it.
+    public let index: Int
+    /// libavcodec's name of the track's codec (`"h264"`, `"hevc"`, `"mpeg4"` …).
+    public let codecName: String
+    /// The codec, when VAToolbox decodes it; nil otherwise.
+    public let codecType: VideoCodecType?
+    /// The coded width the container states, in pixels (0 when unknown).
+    public let width: Int
+    /// The coded height the container states, in pixels (0 when unknown).
+    public let height: Int
+    /// Whether this is the track the ffmpeg CLI picks by default (libavformat's
+    /// `av_find_best_stream`), and ``MediaFileReader`` reads unless told otherwise.
+    public let isDefault: Bool
+    /// The unit of the track's time stamps (libavformat's stream time base): one tick lasts
+    /// `timeBase.seconds` (`1/90000` for MPEG-TS, the `mdhd` time scale for MP4).
+    public let timeBase: MediaTime
+    /// The track's duration, when the container states it (or libavformat estimated it from
+    /// the bit rate); nil when unknown.
+    public let duration: MediaTime?
+    /// The number of frames: exact when the container states it (MP4 `stsz`, Matroska
+    /// statistics; see ``isFrameCountExact``), otherwise estimated from the duration and the
+    /// frame rate; nil when neither is known.
+    public let frameCount: Int?
+    /// Whether ``frameCount`` is the container's own count rather than an estimate.
+    public let isFrameCountExact: Bool
+    /// The duration of one frame at the frame rate the ffmpeg CLI assumes for the track
+    /// (`av_guess_frame_rate`: the container's or the codec's rate); nil when libavformat knows
+    /// none. `1001/30000` for 29.97 frames per second.
+    public let frameDuration: MediaTime?
+
+    /// Frames per second (`AVAssetTrack.nominalFrameRate`), 0 when unknown.
+    public var nominalFrameRate: Double {
+        guard let frameDuration, frameDuration.seconds > 0 else { return 0 }
+        return 1 / frameDuration.seconds
+    }
+
+    /// Reads what libavformat found for a stream of an opened file.
+    init(
+        stream: UnsafeMutablePointer<AVStream>, in context: UnsafeMutablePointer<AVFormatContext>, isDefault: Bool
+    ) {
+        let parameters = stream.pointee.codecpar.pointee
+        index = Int(stream.pointee.index)
+        codecName = avcodec_get_name(parameters.codec_id).map { String(cString: $0) } ?? "unknown"
+        codecType = CodecRegistry.support(forLibavcodecID: parameters.codec_id)?.codecType
+        width = Int(parameters.width)
+        height = Int(parameters.height)
+        self.isDefault = isDefault
+        let base = stream.pointee.time_base
+        timeBase = MediaTime(value: Int64(max(1, base.num)), timescale: max(1, base.den))
+        let rate = av_guess_frame_rate(context, stream, nil)
+        frameDuration =
+            rate.num > 0 && rate.den > 0 ? MediaTime(value: Int64(rate.den), timescale: rate.num) : nil
+        if stream.pointee.duration != CFFmpeg_AV_NOPTS_VALUE(), stream.pointee.duration > 0 {
+            duration = MediaTime(value: stream.pointee.duration, timescale: max(1, base.den))
+                .multiplied(by: max(1, base.num))
+        } else if context.pointee.duration != CFFmpeg_AV_NOPTS_VALUE(), context.pointee.duration > 0 {
+            duration = MediaTime(value: context.pointee.duration, timescale: 1_000_000)
+        } else {
+            duration = nil
+        }
+        if stream.pointee.nb_frames > 0 {
+            frameCount = Int(stream.pointee.nb_frames)
+            isFrameCountExact = true
+        } else {
+            isFrameCountExact = false
+            if let duration, let frameDuration, frameDuration.seconds > 0 {
+                frameCount = Int((duration.seconds / frameDuration.seconds).rounded())
+            } else {
+                frameCount = nil
+            }
+        }
+    }
+}
