@@ -79,8 +79,16 @@ public final class MediaFileReader {
                 "the video of \(path) is \(name); VAToolbox decodes \(CodecRegistry.names)")
         }
         codecType = support.codecType
-        let described = try support.formatDescription(
-            container: StreamParameters(parameters, containerAspectRatio: stream.pointee.sample_aspect_ratio))
+        let described: VideoFormatDescription?
+        do throws(VTError) {
+            described = try support.formatDescription(
+                container: StreamParameters(parameters, containerAspectRatio: stream.pointee.sample_aspect_ratio))
+        } catch {
+            // A damaged configuration record: every stored property must be set before the
+            // throw, or deinit never runs and the opened input (a descriptor) leaks.
+            formatDescription = Self.placeholder
+            throw error
+        }
         if let described {
             formatDescription = described
         } else {
