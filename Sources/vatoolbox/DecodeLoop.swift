@@ -97,7 +97,8 @@ enum DecodeLoop {
                     if let status = output.status {
                         state.errors += 1
                         if state.firstError == nil {
-                            state.firstError = status.reason.isEmpty ? status.summary : status.reason
+                            // Docs/CLI.md: the status name and value, the reason and libavcodec's cause.
+                            state.firstError = status.description
                         }
                     } else if output.infoFlags.contains(.frameDropped) {
                         state.dropped += 1
