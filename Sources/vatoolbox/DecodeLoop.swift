@@ -154,7 +154,8 @@ enum DecodeLoop {
                     if let status = output.status {
                         state.errors += 1
                         let reason = status.reason.isEmpty ? status.summary : status.reason
-                        if state.firstError == nil { state.firstError = reason }
+                        // Docs/CLI.md: the status name and value, the reason and libavcodec's cause.
+                        if state.firstError == nil { state.firstError = status.description }
                         if state.errorDetails.count < 3 {
                             let number = (output.frameRefcon as? Int).map { "sample \($0)" } ?? "a sample"
                             let time = output.presentationTimeStamp

@@ -126,7 +126,10 @@ struct CommandLineHardwareTests {
         #expect(result.text.contains("failed to decode 3 pictures in a row"))
         #expect(result.errorLines.count == 1)
         #expect(
-            result.errorLines.first?.contains("with errors; the first: the GPU failed to decode the picture") == true)
+            result.errorLines.first?.contains(
+                "with errors; the first: kVTVideoDecoderMalfunctionErr (-12911): the GPU failed to decode the picture")
+                == true,
+            "\(result.standardError)")
     }
 
     @Test func requiredGPUOnAStreamItCannotDecodeIsOneLineAndExit3() throws {

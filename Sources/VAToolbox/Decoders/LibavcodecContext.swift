@@ -225,10 +225,28 @@ final class LibavcodecContext {
             return VTError.videoDecoderReferenceMissing.with(
                 "the picture refers to a picture the decoder does not have")
         }
-        if errors != 0 || frame.pointee.flags & Int32(AV_FRAME_FLAG_CORRUPT) != 0 {
-            return VTError.videoDecoderBadData.with("the picture's data is damaged; the decoder concealed the errors")
+        let corrupt = frame.pointee.flags & Int32(AV_FRAME_FLAG_CORRUPT) != 0
+        if errors != 0 || corrupt {
+            return VTError.videoDecoderBadData.with(
+                "the picture's data is damaged; the decoder concealed the errors",
+                cause: UnderlyingCause(
+                    library: "libavcodec", function: "avcodec_receive_frame", code: errors,
+                    message: damageDescription(errors: errors, corrupt: corrupt)))
         }
         return nil
+    }
+
+    /// libavcodec's account of a damaged frame: its `decode_error_flags` and `AV_FRAME_FLAG_CORRUPT`.
+    private static func damageDescription(errors: Int32, corrupt: Bool) -> String {
+        let names: [(Int32, String)] = [
+            (Int32(FF_DECODE_ERROR_INVALID_BITSTREAM), "invalid bitstream"),
+            (Int32(FF_DECODE_ERROR_MISSING_REFERENCE), "missing reference"),
+            (Int32(FF_DECODE_ERROR_CONCEALMENT_ACTIVE), "concealment active"),
+            (Int32(FF_DECODE_ERROR_DECODE_SLICES), "slices not decoded"),
+        ]
+        var parts = names.filter { errors & $0.0 != 0 }.map(\.1)
+        if corrupt { parts.append("frame marked corrupt") }
+        return "decode_error_flags: " + (parts.isEmpty ? "none" : parts.joined(separator: ", "))
     }
 }
 

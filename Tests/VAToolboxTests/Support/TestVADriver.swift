@@ -29,11 +29,18 @@ enum TestVADriver {
             && FileManager.default.fileExists(atPath: shimLibrary.path)
     }
 
+    /// Where subprocesses load the driver and the shim from: `VATB_SUBPROCESS_LIBRARIES` when set
+    /// (`Scripts/sanitize` points it at uninstrumented builds, since a sanitized shim cannot load
+    /// into the uninstrumented `ffmpeg`), else the build products folder.
+    static let subprocessLibraries: URL =
+        ProcessInfo.processInfo.environment["VATB_SUBPROCESS_LIBRARIES"].map(URL.init(fileURLWithPath:))
+        ?? buildDirectory
+
     /// The environment that makes a subprocess (ffmpeg, vatoolbox) use the test driver on /dev/null.
     static func subprocessEnvironment(_ extra: [String: String] = [:]) -> [String: String] {
         var environment = ProcessInfo.processInfo.environment
-        environment["LD_PRELOAD"] = shimLibrary.path
-        environment["LIBVA_DRIVERS_PATH"] = buildDirectory.path
+        environment["LD_PRELOAD"] = subprocessLibraries.appendingPathComponent("libvatbdrmshim.so").path
+        environment["LIBVA_DRIVERS_PATH"] = subprocessLibraries.path
         environment["LIBVA_DRIVER_NAME"] = driverName
         for (key, value) in extra { environment[key] = value }
         return environment
