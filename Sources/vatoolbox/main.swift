@@ -22,7 +22,7 @@ let usage = """
       devices [--json]                      render nodes, their VA-API drivers and decode profiles, or why
                                             there are none
       device-check FILE...                  on a real GPU: every frame's MD5 on VA-API against the CPU
-      version                               the versions of the C libraries in use
+      version                               VAToolbox's version and the versions of the C libraries in use
       help                                  show this text
 
     decoding options (decode, framemd5, snapshot, thumbnails, bench):
@@ -64,6 +64,7 @@ arguments.removeFirst()
 
 switch command {
 case "version", "--version":
+    print("vatoolbox \(PackageVersion.string)")
     for library in LinkedLibraries.all { print(library) }
 case "help", "--help", "-h":
     print(usage)
