@@ -9,11 +9,9 @@ let package = Package(
     products: [
         .library(name: "VAToolbox", targets: ["VAToolbox"]),
         .executable(name: "vatoolbox", targets: ["vatoolbox"]),
-        // Test support, see Docs/TestVADriver.md: the test VA driver, loaded by libva with
-        // LIBVA_DRIVERS_PATH=<build dir> LIBVA_DRIVER_NAME=libvatbtest, and the DRM node shim
-        // for LD_PRELOAD into the ffmpeg and vatoolbox CLIs.
-        .library(name: "vatbtest_drv_video", type: .dynamic, targets: ["VATestDriver"]),
-        .library(name: "vatbdrmshim", type: .dynamic, targets: ["VADRMShim"]),
+        // Only the library and the tool: a dependent package sees nothing else. The test VA
+        // driver and the DRM shim are test tools; Scripts/test-va-libraries builds their shared
+        // libraries (Docs/TestVADriver.md).
     ],
     targets: [
         // C libraries, one system-library target per pkg-config family. Each module map
@@ -45,7 +43,8 @@ let package = Package(
             dependencies: ["VAToolbox", "CFFmpeg"]
         ),
         // The test VA driver (C): a libva back end without a GPU that stamps pictures instead of
-        // decoding them. Tests dlopen it; it is not linked into anything.
+        // decoding them. Compiled here to check it builds cleanly; libva loads it as a shared library
+        // that Scripts/test-va-libraries builds from the same sources. Not linked into anything.
         .target(name: "VATestDriver", path: "Tests/VATestDriver"),
         // drmGetNodeTypeFromFd calling /dev/null a render node; linked into the tests so that
         // libva-drm's call resolves to it.
