@@ -30,10 +30,16 @@ let usage = """
       --device PATH               the DRM render node, e.g. /dev/dri/renderD128
       --threads N                 software decoding threads (0: one per core)
 
+    environment (Docs/Hardware.md):
+      VATOOLBOX_HWACCEL=auto|vaapi|none   what --hwaccel auto means (aliases: gpu = vaapi; cpu, off, 0 = none)
+      VATOOLBOX_RENDER_NODE=PATH          the render node when --device is not given
+      VATOOLBOX_FFMPEG_LOG=1, VATOOLBOX_VA_LOG=1   let libavcodec/libavformat and libva log
+
     exit status:
       0  success
       1  the input could not be read, parsed or decoded cleanly, or the output could not be written
-      2  bad usage: unknown command or option, missing or malformed value
+      2  bad usage: unknown command or option, missing or malformed value, or a VATOOLBOX_*
+         environment variable with a value it does not take
       3  no decoder for the input: a codec or profile VAToolbox does not decode, or --hwaccel vaapi
          and no usable VA-API device
     """
@@ -53,8 +59,15 @@ let commands: [String: ([String]) throws(CommandFailure) -> Void] = [
 ]
 
 signal(SIGPIPE, SIG_IGN)
+// A VATOOLBOX_* variable with a value it does not take is bad usage, said in one line.
+do throws(VTError) {
+    try EnvironmentVariable.validateAll()
+} catch {
+    printError("vatoolbox: \(error.reason)")
+    exit(ExitStatus.usage)
+}
 // libavformat and libavcodec log to standard error; the tool reports failures itself.
-if getenv("VATOOLBOX_FFMPEG_LOG") == nil { av_log_set_level(AV_LOG_QUIET) }
+if !EnvironmentVariable.ffmpegLog.isOn { av_log_set_level(AV_LOG_QUIET) }
 var arguments = Array(CommandLine.arguments.dropFirst())
 guard let command = arguments.first else {
     printError(usage)

@@ -96,10 +96,10 @@ final class LibavcodecContext {
     }
 
     /// libavcodec logs every concealed error to standard error, which is not a library's place:
-    /// its log is silenced once, unless `VATOOLBOX_FFMPEG_LOG` is set in the environment. The
+    /// its log is silenced once, unless `VATOOLBOX_FFMPEG_LOG` is on in the environment. The
     /// same facts reach the caller as per-frame statuses.
     private static let quietLibraryLogging: Void = {
-        if getenv("VATOOLBOX_FFMPEG_LOG") == nil { av_log_set_level(AV_LOG_QUIET) }
+        if !EnvironmentVariable.ffmpegLog.isOn { av_log_set_level(AV_LOG_QUIET) }
     }()
 
     deinit {
