@@ -38,7 +38,7 @@ enum SnapshotCommand {
         guard let image = captured.withLock({ $0 }) else {
             throw .input("\(path) has \(report.frames) pictures; there is no picture \(wanted)")
         }
-        try PNGEncoder.write(image, to: outputPath)
+        try image.writePNG(to: outputPath)
         print("wrote picture \(wanted) (\(image.width)x\(image.height)) to \(outputPath)")
     }
 }
@@ -122,7 +122,7 @@ enum ThumbnailsCommand {
         let thumbnails = captured.withLock { $0 }.sorted { $0.index < $1.index }
         guard !thumbnails.isEmpty else { throw .input("\(path): no picture could be decoded") }
         let sheet = layout(thumbnails.map { ($0.image, $0.label) }, columns: columns)
-        try PNGEncoder.write(sheet, to: outputPath)
+        try sheet.writePNG(to: outputPath)
         print("wrote a contact sheet of \(thumbnails.count) pictures (\(sheet.width)x\(sheet.height)) to \(outputPath)")
     }
 
