@@ -6,8 +6,8 @@ import Synchronization
 /// A buffer from the software decoder references the decoder's own frame memory, and one from
 /// the VA-API decoder is the GPU surface the picture was decoded into: nothing is copied to hand
 /// it to you (``copiedByteCount`` is 0). A surface is read back only while it is locked, and can
-/// be shared with a GPU API without a copy through ``exportDMABuf()``. Its pixels are reached through
-/// ``withLockedPlanes(_:_:)``, the equivalent of `CVPixelBufferLockBaseAddress` +
+/// be shared with a GPU API without a copy through ``exportDMABuf(separateLayers:)``. Its pixels are reached through
+/// ``withLockedPlanes(_:)``, the equivalent of `CVPixelBufferLockBaseAddress` +
 /// `CVPixelBufferGetBaseAddressOfPlane` + `CVPixelBufferUnlockBaseAddress`; the addresses are valid
 /// only inside the closure. The picture is already cropped to the stream's cropping window
 /// exactly, odd offsets included.
@@ -26,7 +26,7 @@ public final class PixelBuffer: Sendable, CustomStringConvertible {
     public let planeCount: Int
 
     /// Whether the picture is a VA surface in GPU memory (decoded on VA-API): locking it reads it
-    /// back (`vaGetImage`), and ``exportDMABuf()`` shares it without a copy. False for pictures
+    /// back (`vaGetImage`), and ``exportDMABuf(separateLayers:)`` shares it without a copy. False for pictures
     /// in CPU memory, and for a surface made writable (which copies it to CPU memory).
     public var isGPUSurface: Bool {
         frame.withLock { $0.pointer.pointee.format.pixelFormat == AV_PIX_FMT_VAAPI }
