@@ -14,11 +14,8 @@ let package = Package(
         .library(name: "VideoToolbox", targets: ["VideoToolbox"]),
         .library(name: "CoreMedia", targets: ["CoreMedia"]),
         .library(name: "CoreVideo", targets: ["CoreVideo"]),
-        // Test support, see Docs/TestVADriver.md: the test VA driver, loaded by libva with
-        // LIBVA_DRIVERS_PATH=<build dir> LIBVA_DRIVER_NAME=libvatbtest, and the DRM node shim
-        // for LD_PRELOAD into the ffmpeg and vatoolbox CLIs.
-        .library(name: "vatbtest_drv_video", type: .dynamic, targets: ["VATestDriver"]),
-        .library(name: "vatbdrmshim", type: .dynamic, targets: ["VADRMShim"]),
+        // Nothing else: the test VA driver and the DRM shim are test tools, not products;
+        // Scripts/test-va-libraries builds their shared libraries (Docs/TestVADriver.md).
     ],
     targets: [
         // C libraries, one system-library target per pkg-config family. Each module map
@@ -57,8 +54,9 @@ let package = Package(
         // The test VA driver (C): a libva back end without a GPU that stamps pictures instead of
         // decoding them, or, given VATB_REFERENCE_STREAM, fills them with the pictures libavcodec
         // decodes from that stream (linked, not dlopened: the clients that load the driver,
-        // ffmpeg and VAToolbox, have the same libav* libraries loaded already). Tests dlopen it;
-        // it is not linked into anything.
+        // ffmpeg and VAToolbox, have the same libav* libraries loaded already). Compiled here to
+        // check it builds cleanly; libva loads it as a shared library that Scripts/test-va-libraries
+        // builds from the same sources. Not linked into anything.
         // The libraries are named here rather than through CFFmpeg: a C target gets a system
         // library's pkg-config flags (only -lavcodec) but not its module map's link lines.
         .target(

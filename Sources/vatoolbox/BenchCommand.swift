@@ -24,7 +24,7 @@ enum BenchCommand {
               --runs N        runs per row (default 3)
               --frames N      decode only the first N pictures
               --threads N     threads of the multi-threaded CPU row (default: the number of cores)
-              --json          print the report as JSON (keys documented in Docs/CLI.md)
+              --json          print the report as JSON (schema "bench", version 1, in Docs/CLI.md)
               --svg OUT.svg   also draw the frames per second as an SVG bar chart
               --with-ffmpeg   add `ffmpeg -threads N -i INPUT -f null -` as a reference row
         """
@@ -195,29 +195,29 @@ enum BenchCommand {
         _ rows: [Row], path: String, source: SampleSource, runs: Int, frameLimit: Int?, speedUp: Double?
     ) -> JSON {
         func number(_ value: Double?) -> JSON { value.map { .double($0) } ?? .null }
-        return .object([
-            ("input", .string(path)), ("container", .string(source.containerName)),
-            ("codec", .string(ProbeCommand.codecName(source.codec))),
-            ("width", .int(Int(source.firstFormat.dimensions.width))),
-            ("height", .int(Int(source.firstFormat.dimensions.height))),
-            ("runs", .int(runs)), ("frame_limit", frameLimit.map { .int($0) } ?? .null),
-            (
-                "rows",
-                .array(
-                    rows.map { row in
-                        .object([
-                            ("name", .string(row.name)), ("decoder", .string(row.decoder)),
-                            ("threads", .int(row.threads)), ("available", .bool(row.available)),
-                            ("reason", .string(row.reason)), ("frames", .int(row.frames)),
-                            ("fps_best", number(row.fpsBest)), ("fps_median", number(row.fpsMedian)),
-                            ("cpu_seconds_per_frame", number(row.cpuSecondsPerFrame)),
-                            ("peak_rss_mib", row.available ? .double(Double(row.peakKiB) / 1024) : .null),
-                            ("run_seconds", .array(row.seconds.map { .double($0) })),
-                        ])
-                    })
-            ),
-            ("speedup_gpu_over_cpu", number(speedUp)),
-        ])
+        return .object(
+            JSON.header(schema: "bench") + [("input", .string(path)), ("container", .string(source.containerName))]
+                + JSON.codec(source.codec) + [
+                    ("width", .int(Int(source.firstFormat.dimensions.width))),
+                    ("height", .int(Int(source.firstFormat.dimensions.height))),
+                    ("runs", .int(runs)), ("frame_limit", frameLimit.map { .int($0) } ?? .null),
+                    (
+                        "rows",
+                        .array(
+                            rows.map { row in
+                                .object([
+                                    ("name", .string(row.name)), ("decoder", .string(row.decoder)),
+                                    ("threads", .int(row.threads)), ("available", .bool(row.available)),
+                                    ("reason", .string(row.reason)), ("frames", .int(row.frames)),
+                                    ("fps_best", number(row.fpsBest)), ("fps_median", number(row.fpsMedian)),
+                                    ("cpu_seconds_per_frame", number(row.cpuSecondsPerFrame)),
+                                    ("peak_rss_mib", row.available ? .double(Double(row.peakKiB) / 1024) : .null),
+                                    ("run_seconds", .array(row.seconds.map { .double($0) })),
+                                ])
+                            })
+                    ),
+                    ("speedup_gpu_over_cpu", number(speedUp)),
+                ])
     }
 
     /// A horizontal bar chart of the best frames per second of each row.

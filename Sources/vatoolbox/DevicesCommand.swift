@@ -16,9 +16,11 @@ enum DevicesCommand {
         says why (no /dev/dri, permission denied, no VA driver).
 
           --device PATH   describe only this node (default: VATOOLBOX_RENDER_NODE, else all)
-          --json          print JSON: [{"path", "kernelDriver", "pciID", "usable", "error",
-                          "vendor", "vaVersion", "profiles": [{"name", "codec", "maxWidth",
-                          "maxHeight", "bitDepths", "error"}]}]
+          --json          print one JSON object (schema "devices", version 1, in Docs/CLI.md):
+                          {"schema", "schema_version", "usable", "reason", "nodes": [{"path",
+                          "kernel_driver", "pci_id", "usable", "error", "hint", "vendor",
+                          "va_version", "profiles": [{"name", "codec", "codec_fourcc",
+                          "max_width", "max_height", "bit_depths", "error"}]}]}
 
         exit status: 0 at least one node decodes video, 1 none does (the listing says why), 2 bad usage
         """
@@ -49,7 +51,7 @@ enum DevicesCommand {
             }
         }
         if parsed.flags.contains("json") {
-            print(JSON.array(entries.map(describe)).rendered())
+            print(json(entries).rendered())
         } else if entries.isEmpty {
             print("no render node: \(RenderNode.absenceReason())")
         } else {
@@ -83,36 +85,54 @@ enum DevicesCommand {
         return lines.joined(separator: "\n")
     }
 
+    /// The report: whether some node decodes video and, when none does, why — then every node.
+    static func json(_ entries: [Entry]) -> JSON {
+        let usable = entries.contains { $0.device?.capabilities.decodeProfiles.isEmpty == false }
+        let reason: String?
+        if usable {
+            reason = nil
+        } else if entries.isEmpty {
+            reason = RenderNode.absenceReason()
+        } else {
+            reason =
+                "no render node can decode video: "
+                + entries.map { "\($0.node.path): \($0.error?.reason ?? "decodes no profile VAToolbox can use")" }
+                .joined(separator: "; ")
+        }
+        return .object(
+            JSON.header(schema: "devices") + [
+                ("usable", .bool(usable)), ("reason", .string(reason)),
+                ("nodes", .array(entries.map(describe))),
+            ])
+    }
+
     private static func describe(_ entry: Entry) -> JSON {
         var fields: [(String, JSON)] = [
             ("path", .string(entry.node.path)),
-            ("kernelDriver", .string(entry.node.kernelDriver)),
-            ("pciID", .string(pciID(entry.node))),
+            ("kernel_driver", .string(entry.node.kernelDriver)),
+            ("pci_id", .string(pciID(entry.node))),
             ("usable", .bool(entry.device?.capabilities.decodeProfiles.isEmpty == false)),
-            ("error", entry.error.map { .string($0.reason) } ?? .null),
+            ("error", .string(entry.error?.reason)),
+            ("hint", .string(entry.error?.hint)),
         ]
         if let device = entry.device {
             fields.append(("vendor", .string(device.vendor)))
-            fields.append(("vaVersion", .string(device.apiVersion)))
-            fields.append(
-                (
-                    "profiles",
-                    .array(
-                        device.capabilities.decodeProfiles.map { profile in
-                            .object([
-                                ("name", .string(profile.name)), ("codec", .string("\(profile.codec)")),
-                                ("maxWidth", .int(profile.maximumWidth)),
-                                ("maxHeight", .int(profile.maximumHeight)),
-                                (
-                                    "bitDepths",
-                                    .array(
-                                        (profile.decodes8Bit420 ? [JSON.int(8)] : [])
-                                            + (profile.decodes10Bit420 ? [JSON.int(10)] : []))
-                                ),
-                                ("error", .string(profile.unusableReason)),
-                            ])
-                        })
-                ))
+            fields.append(("va_version", .string(device.apiVersion)))
+            let profiles = device.capabilities.decodeProfiles.map { profile in
+                JSON.object(
+                    [("name", .string(profile.name))] + JSON.codec(profile.codec) + [
+                        ("max_width", .int(profile.maximumWidth)),
+                        ("max_height", .int(profile.maximumHeight)),
+                        (
+                            "bit_depths",
+                            .array(
+                                (profile.decodes8Bit420 ? [JSON.int(8)] : [])
+                                    + (profile.decodes10Bit420 ? [JSON.int(10)] : []))
+                        ),
+                        ("error", .string(profile.unusableReason)),
+                    ])
+            }
+            fields.append(("profiles", .array(profiles)))
         }
         return .object(fields)
     }

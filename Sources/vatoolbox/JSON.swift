@@ -1,4 +1,11 @@
+import VAToolbox
+
 /// A JSON value with its keys kept in the order they were written, so output is stable.
+///
+/// The tool's machine output (`probe`, `devices`, `bench` with `--json`) follows one convention,
+/// documented in Docs/CLI.md: one object per run that opens with ``header(schema:)``; keys in
+/// snake_case; codecs as ffprobe's `codec_name` plus the FourCC (``codec(_:)``); fractions as
+/// `"num/den"` strings; absent values as null, never left out.
 enum JSON {
     case null
     case bool(Bool)
@@ -10,6 +17,23 @@ enum JSON {
 
     /// An optional string, null when absent.
     static func string(_ value: String?) -> JSON { value.map { .string($0) } ?? .null }
+
+    /// The version of every schema below; raised when a key changes meaning or goes away (new keys
+    /// may appear without a new version).
+    static let schemaVersion = 1
+
+    /// The keys every report opens with: `schema` (the command: `"probe"`, `"devices"`,
+    /// `"bench"`) and `schema_version`.
+    static func header(schema: String) -> [(String, JSON)] {
+        [("schema", .string(schema)), ("schema_version", .int(schemaVersion))]
+    }
+
+    /// A codec as two keys: `codec`, ffprobe's `codec_name` (`"h264"`, `"hevc"`, `"av1"`, `"vp9"`,
+    /// `"vp8"`, `"mpeg2video"`), and `codec_fourcc`, the `CMVideoCodecType` (`"avc1"`, `"hvc1"`,
+    /// `"av01"`, `"vp09"`, `"vp08"`, `"mp2v"`).
+    static func codec(_ codec: VideoCodecType) -> [(String, JSON)] {
+        [("codec", .string(codec.ffmpegName ?? codec.fourCC)), ("codec_fourcc", .string(codec.fourCC))]
+    }
 
     /// The text, indented by two spaces per level.
     func rendered(indent: Int = 0) -> String {

@@ -58,7 +58,7 @@ enum SnapshotCommand {
             if let seconds { throw .input("\(path) has no picture at or after \(seconds) s") }
             throw .input("\(path) has \(report.frames) pictures; there is no picture \(wanted)")
         }
-        try PNGEncoder.write(image, to: outputPath)
+        try image.writePNG(to: outputPath)
         let which = seconds.map { "the picture at \($0) s" } ?? "picture \(wanted)"
         print("wrote \(which) (\(image.width)x\(image.height)) to \(outputPath)")
     }
@@ -148,7 +148,7 @@ enum ThumbnailsCommand {
         let thumbnails = captured.withLock { $0 }.sorted { $0.index < $1.index }
         guard !thumbnails.isEmpty else { throw .input("\(path): no picture could be decoded") }
         let sheet = layout(thumbnails.map { ($0.image, $0.label) }, columns: columns)
-        try PNGEncoder.write(sheet, to: outputPath)
+        try sheet.writePNG(to: outputPath)
         print("wrote a contact sheet of \(thumbnails.count) pictures (\(sheet.width)x\(sheet.height)) to \(outputPath)")
         for line in report.problemLines { printError(line) }
         if let failure = report.failure { throw failure }

@@ -19,7 +19,8 @@ enum ProbeCommand {
                        MPEG-2 sequence header and extensions, GOP, and each picture's type, structure
                        and field flags
               --nal    the same as --units (its name from when only H.264 and HEVC were read)
-              --json   the same as JSON (keys documented in Docs/CLI.md)
+              --json   the same as JSON (schema "probe", version 1, in Docs/CLI.md), with the
+                       container's time base, frame rates, duration and frame count
         """
 
     static func run(_ arguments: [String]) throws(CommandFailure) {
@@ -66,18 +67,19 @@ enum ProbeCommand {
             count += 1
         }
         if json {
-            var members: [(String, JSON)] = [
-                ("input", .string(path)), ("container", .string(source.containerName)),
-                ("codec", .string(codecName(source.codec))),
-                ("access_units", .int(count)), ("sync_access_units", .int(syncCount)),
-                (
-                    "formats",
-                    .array(
-                        formats.map {
-                            formatJSON($0.format, firstAccessUnit: $0.firstAccessUnit, containerAspect: containerAspect)
-                        })
-                ),
-            ]
+            var members: [(String, JSON)] =
+                JSON.header(schema: "probe") + [("input", .string(path)), ("container", .string(source.containerName))]
+                + JSON.codec(source.codec) + ContainerTiming(path: path).json(frameCount: count) + [
+                    ("access_units", .int(count)), ("sync_access_units", .int(syncCount)),
+                    (
+                        "formats",
+                        .array(
+                            formats.map {
+                                formatJSON(
+                                    $0.format, firstAccessUnit: $0.firstAccessUnit, containerAspect: containerAspect)
+                            })
+                    ),
+                ]
             if listUnits { members.append(("access_unit_list", .array(accessUnits))) }
             print(JSON.object(members).rendered())
         } else {
@@ -157,35 +159,34 @@ enum ProbeCommand {
         let stream = format.stream
         let ext = format.extensions
         let crop = format.cleanAperture
-        return .object([
-            ("first_access_unit", .int(firstAccessUnit)),
-            ("codec", .string(codecName(format.codecType))),
-            ("profile", .string(stream.profileName)), ("profile_idc", .int(stream.profileIdc)),
-            ("level", levels ? .string(stream.levelName) : .null),
-            ("level_idc", levels ? .int(stream.levelIdc) : .null),
-            ("tier", format.codecType == .hevc ? .string(stream.highTier ? "high" : "main") : .null),
-            ("width", .int(Int(format.dimensions.width))), ("height", .int(Int(format.dimensions.height))),
-            ("coded_width", .int(Int(format.codedDimensions.width))),
-            ("coded_height", .int(Int(format.codedDimensions.height))),
-            (
-                "crop",
-                .object([
-                    ("left", .int(crop.left)), ("top", .int(crop.top)), ("width", .int(crop.width)),
-                    ("height", .int(crop.height)),
-                ])
-            ),
-            ("chroma_format", .string(stream.chromaFormatName)),
-            ("bit_depth_luma", .int(stream.bitDepthLuma)), ("bit_depth_chroma", .int(stream.bitDepthChroma)),
-            ("full_range", .bool(ext.fullRangeVideo)),
-            ("color_primaries", .string(ext.colorPrimaries.map { "\($0)" })),
-            ("transfer_function", .string(ext.transferFunction.map { "\($0)" })),
-            ("ycbcr_matrix", .string(ext.yCbCrMatrix.map { "\($0)" })),
-            ("pixel_aspect_ratio", .string(aspectRatio(format, containerAspect: containerAspect).map { "\($0)" })),
-            ("may_be_interlaced", .bool(stream.mayBeInterlaced)),
-            ("max_num_reorder_frames", .int(stream.maxNumReorderFrames)),
-            ("max_dec_frame_buffering", .int(stream.maxDecFrameBuffering)),
-            ("frame_rate", .string(frameRate(format).map { "\($0.num)/\($0.den)" })),
-            ("parameter_sets", .int(format.parameterSetCount)),
-        ])
+        return .object(
+            [("first_access_unit", .int(firstAccessUnit))] + JSON.codec(format.codecType) + [
+                ("profile", .string(stream.profileName)), ("profile_idc", .int(stream.profileIdc)),
+                ("level", levels ? .string(stream.levelName) : .null),
+                ("level_idc", levels ? .int(stream.levelIdc) : .null),
+                ("tier", format.codecType == .hevc ? .string(stream.highTier ? "high" : "main") : .null),
+                ("width", .int(Int(format.dimensions.width))), ("height", .int(Int(format.dimensions.height))),
+                ("coded_width", .int(Int(format.codedDimensions.width))),
+                ("coded_height", .int(Int(format.codedDimensions.height))),
+                (
+                    "crop",
+                    .object([
+                        ("left", .int(crop.left)), ("top", .int(crop.top)), ("width", .int(crop.width)),
+                        ("height", .int(crop.height)),
+                    ])
+                ),
+                ("chroma_format", .string(stream.chromaFormatName)),
+                ("bit_depth_luma", .int(stream.bitDepthLuma)), ("bit_depth_chroma", .int(stream.bitDepthChroma)),
+                ("full_range", .bool(ext.fullRangeVideo)),
+                ("color_primaries", .string(ext.colorPrimaries.map { "\($0)" })),
+                ("transfer_function", .string(ext.transferFunction.map { "\($0)" })),
+                ("ycbcr_matrix", .string(ext.yCbCrMatrix.map { "\($0)" })),
+                ("pixel_aspect_ratio", .string(aspectRatio(format, containerAspect: containerAspect).map { "\($0)" })),
+                ("may_be_interlaced", .bool(stream.mayBeInterlaced)),
+                ("max_num_reorder_frames", .int(stream.maxNumReorderFrames)),
+                ("max_dec_frame_buffering", .int(stream.maxDecFrameBuffering)),
+                ("frame_rate", .string(frameRate(format).map { "\($0.num)/\($0.den)" })),
+                ("parameter_sets", .int(format.parameterSetCount)),
+            ])
     }
 }

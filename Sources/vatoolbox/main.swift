@@ -22,7 +22,7 @@ let usage = """
       devices [--json]                      render nodes, their VA-API drivers and decode profiles, or why
                                             there are none
       device-check FILE...                  on a real GPU: every frame's MD5 on VA-API against the CPU
-      version                               the versions of the C libraries in use
+      version                               VAToolbox's version and the versions of the C libraries in use
       help                                  show this text
 
     decoding options (decode, framemd5, snapshot, thumbnails, bench):
@@ -30,10 +30,16 @@ let usage = """
       --device PATH               the DRM render node, e.g. /dev/dri/renderD128
       --threads N                 software decoding threads (0: one per core)
 
+    environment (Docs/Hardware.md):
+      VATOOLBOX_HWACCEL=auto|vaapi|none   what --hwaccel auto means (aliases: gpu = vaapi; cpu, off, 0 = none)
+      VATOOLBOX_RENDER_NODE=PATH          the render node when --device is not given
+      VATOOLBOX_FFMPEG_LOG=1, VATOOLBOX_VA_LOG=1   let libavcodec/libavformat and libva log
+
     exit status:
       0  success
       1  the input could not be read, parsed or decoded cleanly, or the output could not be written
-      2  bad usage: unknown command or option, missing or malformed value
+      2  bad usage: unknown command or option, missing or malformed value, or a VATOOLBOX_*
+         environment variable with a value it does not take
       3  no decoder for the input: a codec or profile VAToolbox does not decode, or --hwaccel vaapi
          and no usable VA-API device
     """
@@ -53,11 +59,18 @@ let commands: [String: ([String]) throws(CommandFailure) -> Void] = [
 ]
 
 signal(SIGPIPE, SIG_IGN)
+// A VATOOLBOX_* variable with a value it does not take is bad usage, said in one line.
+do throws(VTError) {
+    try EnvironmentVariable.validateAll()
+} catch {
+    printError("vatoolbox: \(error.reason)")
+    exit(ExitStatus.usage)
+}
 // The tool reports failures itself, quoting libav's explanation. VATOOLBOX_FFMPEG_LOG shows libav's
 // log on standard error: the messages of the tool's readers and sessions through a handler, the
 // rest (PNG encoding, scaling) through libav's default callback. Without it, the tool silences
 // what it does not claim for its own process.
-if getenv("VATOOLBOX_FFMPEG_LOG") == nil {
+if !EnvironmentVariable.ffmpegLog.isOn {
     av_log_set_level(AV_LOG_QUIET)
 } else {
     LibavLog.setHandler(upTo: .info) { message in printError(message.description) }
@@ -71,6 +84,7 @@ arguments.removeFirst()
 
 switch command {
 case "version", "--version":
+    print("vatoolbox \(PackageVersion.string)")
     for library in LinkedLibraries.all { print(library) }
 case "help", "--help", "-h":
     print(usage)

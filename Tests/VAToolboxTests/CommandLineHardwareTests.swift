@@ -38,14 +38,24 @@ struct CommandLineHardwareTests {
 
         let json = try Self.onTestDriver(["devices", "--device", "/dev/null", "--json"])
         #expect(json.status == 0)
-        let nodes = try #require(try JSONSerialization.jsonObject(with: json.standardOutput) as? [[String: Any]])
+        let report = try #require(try JSONSerialization.jsonObject(with: json.standardOutput) as? [String: Any])
+        #expect(report["schema"] as? String == "devices")
+        #expect(report["usable"] as? Bool == true)
+        #expect(report["reason"] is NSNull)
+        let nodes = try #require(report["nodes"] as? [[String: Any]])
         #expect(nodes.count == 1)
         #expect(nodes.first?["vendor"] as? String == "VAToolbox test driver 1.0")
         #expect(nodes.first?["usable"] as? Bool == true)
         let profiles = try #require(nodes.first?["profiles"] as? [[String: Any]])
         #expect(profiles.compactMap { $0["name"] as? String } == Self.driverProfiles.map(\.name))
-        #expect(profiles.compactMap { $0["codec"] as? String } == Self.driverProfiles.map(\.codec))
-        #expect(profiles.compactMap { $0["bitDepths"] as? [Int] } == Self.driverProfiles.map(\.bitDepths))
+        #expect(profiles.compactMap { $0["codec_fourcc"] as? String } == Self.driverProfiles.map(\.codec))
+        // ffprobe's codec names beside the FourCCs.
+        let ffprobeNames = [
+            "avc1": "h264", "hvc1": "hevc", "av01": "av1", "vp09": "vp9", "vp08": "vp8", "mp2v": "mpeg2video",
+        ]
+        #expect(
+            profiles.compactMap { $0["codec"] as? String } == Self.driverProfiles.map { ffprobeNames[$0.codec] ?? "" })
+        #expect(profiles.compactMap { $0["bit_depths"] as? [Int] } == Self.driverProfiles.map(\.bitDepths))
     }
 
     /// Every new codec decodes on the GPU path of the test driver: the summary says VA-API and

@@ -3,6 +3,11 @@ import Testing
 @testable import VAToolbox
 
 @Suite struct ElementaryStreamParserTests {
+    /// Whether an H.264 NAL unit is an SPS or a PPS (nal_unit_type 7 or 8); an empty unit is not.
+    static func isParameterSet(_ unit: ArraySlice<UInt8>) -> Bool {
+        unit.first.map { [7, 8].contains($0 & 0x1F) } ?? false
+    }
+
     /// Feeds a stream in seeded random chunk sizes, from 1 byte to 64 KiB.
     static func parseInRandomChunks(_ bytes: [UInt8], codec: VideoCodecType, seed: UInt64) -> (
         samples: [SampleBuffer], parser: ElementaryStreamParser
@@ -12,7 +17,8 @@ import Testing
         var samples: [SampleBuffer] = []
         var index = 0
         while index < bytes.count {
-            let size = [1, 2, 3, 5, 7, 188, 1000, 4096, 65536].randomElement(using: &generator)!
+            let sizes = [1, 2, 3, 5, 7, 188, 1000, 4096, 65536]
+            let size = sizes[Int.random(in: 0..<sizes.count, using: &generator)]
             let end = min(index + Int.random(in: 1...size, using: &generator), bytes.count)
             samples += parser.parse(bytes[index..<end])
             index = end
@@ -104,11 +110,11 @@ import Testing
         let stream = try #require(StreamFile.validFixtures.first { $0.name == "h264-baseline-cavlc.264" })
         let bytes = try stream.bytes()
         let units = AnnexB.split(bytes)
-        let parameterSets = units.filter { [7, 8].contains($0.first! & 0x1F) }.map(Array.init)
+        let parameterSets = units.filter { Self.isParameterSet($0) }.map(Array.init)
         // Resend the SPS and PPS before every picture: still one description.
         var repeated: [[UInt8]] = []
-        for unit in units where ![7, 8].contains(unit.first! & 0x1F) {
-            if [1, 5].contains(unit.first! & 0x1F) { repeated += parameterSets }
+        for unit in units where !Self.isParameterSet(unit) {
+            if [1, 5].contains((unit.first ?? 0) & 0x1F) { repeated += parameterSets }
             repeated.append(Array(unit))
         }
         var parser = ElementaryStreamParser(codec: .h264)
@@ -143,7 +149,7 @@ import Testing
         let stream = try #require(StreamFile.validFixtures.first { $0.name == "h264-high-bpyramid.264" })
         let units = AnnexB.split(try stream.bytes())
         // Drop the leading SPS and PPS: nothing can be described until they come again (never).
-        let body = units.filter { ![7, 8].contains($0.first! & 0x1F) }
+        let body = units.filter { !Self.isParameterSet($0) }
         var parser = ElementaryStreamParser(codec: .h264)
         let samples = parser.parse(AnnexB.join(body)) + parser.finish()
         #expect(samples.isEmpty)

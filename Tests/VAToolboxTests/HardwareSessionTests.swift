@@ -440,20 +440,20 @@ extension VATestDriverTests {
             #expect(session.hardwareUnavailableReason?.contains("/dev/dri/renderD999") == true)
         }
 
-        @Test func environmentOverridesOnlyTheDefault() {
+        @Test func environmentOverridesOnlyTheDefault() throws {
             let environment = ["VATOOLBOX_HWACCEL": "none", "VATOOLBOX_RENDER_NODE": "/dev/dri/renderD130"]
             let lookup = { (name: String) in environment[name] }
-            let preferred = DecoderSelection.effective(DecoderSpecification(), environment: lookup)
+            let preferred = try DecoderSelection.effective(DecoderSpecification(), environment: lookup)
             #expect(preferred.hardwareAcceleration == .disabled)
             #expect(preferred.renderNodePath == "/dev/dri/renderD130")
-            let required = DecoderSelection.effective(
+            let required = try DecoderSelection.effective(
                 DecoderSpecification(hardwareAcceleration: .required, renderNodePath: "/dev/x"), environment: lookup)
             #expect(required.hardwareAcceleration == .required)
             #expect(required.renderNodePath == "/dev/x")
-            let vaapi = DecoderSelection.effective(
+            let vaapi = try DecoderSelection.effective(
                 DecoderSpecification(), environment: { $0 == "VATOOLBOX_HWACCEL" ? "vaapi" : nil })
             #expect(vaapi.hardwareAcceleration == .required)
-            let disabled = DecoderSelection.effective(
+            let disabled = try DecoderSelection.effective(
                 DecoderSpecification(hardwareAcceleration: .disabled),
                 environment: { $0 == "VATOOLBOX_HWACCEL" ? "vaapi" : nil })
             #expect(disabled.hardwareAcceleration == .disabled)

@@ -43,8 +43,9 @@ import Testing
         var generator = SeededGenerator(seed: 0x5EED)
         var parsed = 0
         for _ in 0..<4000 {
-            let (codec, units) = Self.seeds.randomElement(using: &generator)!
-            let original = units.randomElement(using: &generator)!
+            let (codec, units) = Self.seeds[Int.random(in: 0..<Self.seeds.count, using: &generator)]
+            guard !units.isEmpty else { continue }
+            let original = units[Int.random(in: 0..<units.count, using: &generator)]
             let bytes = Self.mutate(original, using: &generator)
             guard let unit = try? NALUnit(bytes[...], codec: codec) else { continue }
             if codec == .h264 {

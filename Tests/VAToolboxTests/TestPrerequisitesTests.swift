@@ -10,7 +10,9 @@ import Testing
     }
 
     @Test func theTestVADriverAndShimAreBuilt() {
-        #expect(TestVADriver.isBuilt, "\(TestVADriver.driverLibrary.path) or the shim is missing")
+        #expect(
+            TestVADriver.isBuilt,
+            "\(TestVADriver.driverLibrary.path) or the shim is missing: \(TestVADriver.buildFailure ?? "")")
     }
 
     @Test func theOraclesAreInstalled() {

@@ -8,7 +8,9 @@ import Testing
         let stream = try #require(StreamFile.validFixtures.first { $0.name == name })
         var seen: [[UInt8]] = []
         let isParameterSet: (ArraySlice<UInt8>) -> Bool =
-            hevc ? { (32...34).contains(($0.first! >> 1) & 0x3F) } : { [7, 8].contains($0.first! & 0x1F) }
+            hevc
+            ? { $0.first.map { (32...34).contains(($0 >> 1) & 0x3F) } ?? false }
+            : { $0.first.map { [7, 8].contains($0 & 0x1F) } ?? false }
         for unit in AnnexB.split(try stream.bytes()) where isParameterSet(unit) {
             if !seen.contains(Array(unit)) { seen.append(Array(unit)) }
         }

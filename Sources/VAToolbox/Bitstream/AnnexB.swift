@@ -25,7 +25,9 @@ public enum AnnexB {
 
     /// Joins NAL units into a byte stream with 4-byte start codes (`00 00 00 01`).
     ///
-    /// - Parameter startCodeSize: 4 (the default, what most tools write) or 3.
+    /// - Parameters:
+    ///   - units: The NAL units, each without a start code.
+    ///   - startCodeSize: 4 (the default, what most tools write) or 3.
     public static func join<Unit: Collection<UInt8>>(_ units: some Sequence<Unit>, startCodeSize: Int = 4) -> [UInt8] {
         precondition(startCodeSize == 3 || startCodeSize == 4, "a start code has 3 or 4 bytes")
         var stream: [UInt8] = []

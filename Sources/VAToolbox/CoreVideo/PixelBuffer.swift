@@ -6,7 +6,7 @@ import Synchronization
 /// A buffer from the software decoder references the decoder's own frame memory, and one from
 /// the VA-API decoder is the GPU surface the picture was decoded into: nothing is copied to hand
 /// it to you (``copiedByteCount`` is 0). A surface is read back only while it is locked, and can
-/// be shared with a GPU API without a copy through ``exportDMABuf()``. Its pixels are reached in
+/// be shared with a GPU API without a copy through ``exportDMABuf(separateLayers:)``. Its pixels are reached in
 /// two ways:
 /// - scoped, through ``withLockedPlanes(_:)`` and ``withLockedPlanesForWriting(_:)``: the
 ///   addresses are valid only inside the closure;
@@ -31,7 +31,7 @@ public final class PixelBuffer: Sendable, CustomStringConvertible {
     public let planeCount: Int
 
     /// Whether the picture is a VA surface in GPU memory (decoded on VA-API): locking it reads it
-    /// back (`vaGetImage`), and ``exportDMABuf()`` shares it without a copy. False for pictures
+    /// back (`vaGetImage`), and ``exportDMABuf(separateLayers:)`` shares it without a copy. False for pictures
     /// in CPU memory, and for a surface made writable (which copies it to CPU memory).
     public var isGPUSurface: Bool {
         storage.withLock { $0.frame.isSurface }

@@ -35,6 +35,9 @@ public struct PixelFormat: RawRepresentable, Sendable, Hashable, CustomStringCon
     public static let p410VideoRange = PixelFormat(fourCC: "x444")
     /// `'BGRA'` (`kCVPixelFormatType_32BGRA`): packed B, G, R, A bytes.
     public static let bgra = PixelFormat(fourCC: "BGRA")
+    /// `0x00000018` (`kCVPixelFormatType_24RGB`, whose FourCC is the number 24): packed R, G, B
+    /// bytes (FFmpeg `rgb24`), what ``PixelBuffer/pngData()`` encodes.
+    public static let rgb24 = PixelFormat(rawValue: 0x18)
 
     /// `'y422'` (VAToolbox; CoreVideo has none): planar 4:2:2, 8 bits (FFmpeg `yuv422p`).
     public static let yuv422Planar = PixelFormat(fourCC: "y422")
@@ -61,8 +64,14 @@ public struct PixelFormat: RawRepresentable, Sendable, Hashable, CustomStringCon
 
     /// The four characters, for example `"420v"`.
     public var fourCC: String { FourCC.string(rawValue) }
-    /// `"'420v'"`.
-    public var description: String { "'\(fourCC)'" }
+    /// `"'420v'"`; a code that is a number rather than four characters (``rgb24``) in hex,
+    /// `"0x00000018"`.
+    public var description: String {
+        let text = fourCC
+        guard text.contains("?") else { return "'\(text)'" }
+        let digits = String(rawValue, radix: 16)
+        return "0x" + String(repeating: "0", count: 8 - digits.count) + digits
+    }
 
     /// The FFmpeg pixel formats behind each FourCC, with the range the FourCC implies.
     /// Full-range 8-bit planar output of libavcodec (`yuvj420p`) maps to `'f420'`.
@@ -72,7 +81,7 @@ public struct PixelFormat: RawRepresentable, Sendable, Hashable, CustomStringCon
         (.nv12FullRange, AV_PIX_FMT_NV12, true), (.p010VideoRange, AV_PIX_FMT_P010LE, false),
         (.p010FullRange, AV_PIX_FMT_P010LE, true), (.nv16VideoRange, AV_PIX_FMT_NV16, nil),
         (.p210VideoRange, AV_PIX_FMT_P210LE, nil), (.nv24VideoRange, AV_PIX_FMT_NV24, nil),
-        (.p410VideoRange, AV_PIX_FMT_P410LE, nil), (.bgra, AV_PIX_FMT_BGRA, nil),
+        (.p410VideoRange, AV_PIX_FMT_P410LE, nil), (.bgra, AV_PIX_FMT_BGRA, nil), (.rgb24, AV_PIX_FMT_RGB24, nil),
         (.yuv422Planar, AV_PIX_FMT_YUV422P, nil), (.yuv422Planar, AV_PIX_FMT_YUVJ422P, nil),
         (.yuv444Planar, AV_PIX_FMT_YUV444P, nil), (.yuv444Planar, AV_PIX_FMT_YUVJ444P, nil),
         (.gray8, AV_PIX_FMT_GRAY8, nil), (.yuv420Planar10, AV_PIX_FMT_YUV420P10LE, nil),

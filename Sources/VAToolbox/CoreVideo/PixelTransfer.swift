@@ -33,14 +33,38 @@ final class PixelTransfer {
             throw VTError.pixelTransferNotSupported.with("VAToolbox cannot produce \(format)")
         }
         let destination = try pool.makePixelBuffer()
+        try transfer(source, into: destination, destinationFormat: destinationFormat)
+        return destination
+    }
+
+    /// Converts and scales `source` into `destination`, whose format and size say what to make.
+    ///
+    /// - Throws: ``VTError/pixelTransferNotSupported`` when libswscale cannot convert between
+    ///   the formats or `destination` is a GPU surface; ``VTError/allocationFailed`` when a
+    ///   destination the decoder shares cannot be copied to be written.
+    func transfer(_ source: PixelBuffer, into destination: PixelBuffer) throws(VTError) {
+        guard !destination.isGPUSurface, let destinationFormat = destination.pixelFormat.ffmpeg else {
+            throw VTError.pixelTransferNotSupported.with(
+                "VAToolbox cannot write into a \(destination.isGPUSurface ? "GPU surface" : "\(destination.pixelFormat) buffer")"
+            )
+        }
+        // Locking for writing copies a buffer the decoder still shares, so a reference picture is
+        // never written.
+        try destination.withLockedPlanesForWriting { _ throws(VTError) in }
+        try transfer(source, into: destination, destinationFormat: destinationFormat)
+    }
+
+    private func transfer(_ source: PixelBuffer, into destination: PixelBuffer, destinationFormat: AVPixelFormat)
+        throws(VTError)
+    {
         try source.withFrame { (input: UnsafePointer<AVFrame>) throws(VTError) in
             try destination.withFrameForWriting { (output: UnsafeMutablePointer<AVFrame>) throws(VTError) in
                 try convert(
-                    input, into: output, destinationFormat: destinationFormat, destinationFullRange: format.isFullRange)
+                    input, into: output, destinationFormat: destinationFormat,
+                    destinationFullRange: destination.pixelFormat.isFullRange)
             }
         }
         destination.addCopiedBytes(destination.rawVideoByteCount)
-        return destination
     }
 
     private func convert(
@@ -79,5 +103,5 @@ final class PixelTransfer {
 
 extension PixelFormat {
     /// Whether the FourCC names full-range samples (`'420f'`, `'f420'`, `'xf20'`); RGB counts as full.
-    var isFullRange: Bool { [.nv12FullRange, .yuv420PlanarFullRange, .p010FullRange, .bgra].contains(self) }
+    var isFullRange: Bool { [.nv12FullRange, .yuv420PlanarFullRange, .p010FullRange, .bgra, .rgb24].contains(self) }
 }

@@ -20,21 +20,24 @@ enum DecoderSelection {
     static let defaultHeldSurfaces = 4
 
     /// The specification with the user's environment applied: `VATOOLBOX_HWACCEL`
-    /// (`auto`, `vaapi`, `none`) changes the default ``DecoderSpecification/HardwareAcceleration/preferred``
-    /// only — an application's explicit `.required` or `.disabled` stands — and
-    /// `VATOOLBOX_RENDER_NODE` names the node when the specification names none.
+    /// (``EnvironmentVariable/hardwareAcceleration``) changes the default
+    /// ``DecoderSpecification/HardwareAcceleration/preferred`` only — an application's explicit
+    /// `.required` or `.disabled` stands — and `VATOOLBOX_RENDER_NODE` names the node when the
+    /// specification names none.
+    ///
+    /// - Throws: ``VTError/parameter`` when a VAToolbox environment variable has a value it does
+    ///   not take (``EnvironmentVariable/validateAll()``).
     static func effective(
         _ specification: DecoderSpecification, environment: (String) -> String? = environment
-    ) -> DecoderSpecification {
+    ) throws(VTError) -> DecoderSpecification {
+        try EnvironmentVariable.validateAll(environment)
         var effective = specification
-        if specification.hardwareAcceleration == .preferred, let value = environment("VATOOLBOX_HWACCEL") {
-            switch value.lowercased() {
-            case "none", "off", "cpu", "software", "0": effective.hardwareAcceleration = .disabled
-            case "vaapi", "required", "gpu": effective.hardwareAcceleration = .required
-            default: break
-            }
+        if specification.hardwareAcceleration == .preferred,
+            let policy = try EnvironmentVariable.hardwareAcceleration(environment)
+        {
+            effective.hardwareAcceleration = policy
         }
-        if effective.renderNodePath == nil, let path = environment("VATOOLBOX_RENDER_NODE"), !path.isEmpty {
+        if effective.renderNodePath == nil, let path = environment(EnvironmentVariable.renderNode.name), !path.isEmpty {
             effective.renderNodePath = path
         }
         return effective
@@ -44,15 +47,22 @@ enum DecoderSelection {
     ///
     /// - Throws: ``VTError/couldNotFindVideoDecoder`` when hardware is required and no node can
     ///   decode the stream (the reason lists each node's problem); what opening libavcodec throws.
+    /// - Parameters:
+    ///   - specification: The effective specification (``effective(_:environment:)``).
+    ///   - requested: The application's own, when it differs: hints then name the environment
+    ///     variable that changed it instead of the Swift API.
     static func choose(
-        for format: VideoFormatDescription, specification: DecoderSpecification, heldSurfaces: Int
+        for format: VideoFormatDescription, specification: DecoderSpecification,
+        requested: DecoderSpecification? = nil, heldSurfaces: Int
     ) throws(VTError) -> Choice {
+        let fromEnvironment =
+            requested.map { $0.hardwareAcceleration != specification.hardwareAcceleration } ?? false
         var reason: String
         switch specification.hardwareAcceleration {
         case .disabled:
             reason =
                 "hardware acceleration is disabled"
-                + (environment("VATOOLBOX_HWACCEL") != nil ? " (VATOOLBOX_HWACCEL)" : " by the decoder specification")
+                + (fromEnvironment ? " (VATOOLBOX_HWACCEL)" : " by the decoder specification")
         case .preferred, .required:
             switch hardwareDecoder(for: format, specification: specification, heldSurfaces: heldSurfaces) {
             case .success(let backend):
@@ -61,7 +71,12 @@ enum DecoderSelection {
                 if specification.hardwareAcceleration == .required {
                     throw error.with(
                         "hardware decoding was required, but " + error.reason, cause: error.cause,
-                        hint: error.hint ?? "use .preferred to fall back to the CPU")
+                        hint: [
+                            error.hint,
+                            fromEnvironment
+                                ? "set VATOOLBOX_HWACCEL=auto, or unset it, to fall back to the CPU"
+                                : "use DecoderSpecification(hardwareAcceleration: .preferred) to fall back to the CPU",
+                        ].compactMap { $0 }.joined(separator: "; "))
                 }
                 reason = error.reason
             }

@@ -56,6 +56,11 @@ public struct DecoderSpecification: Sendable, Hashable {
 /// ``DecompressionSession/pixelBufferPool``.
 public struct ImageBufferAttributes: Sendable, Hashable {
     /// `kCVPixelBufferPixelFormatTypeKey`; nil keeps the decoder's native format.
+    ///
+    /// - Important: The native format differs by path (see
+    ///   ``DecompressionSession/nativePixelFormat``): NV12 or P010 on the GPU, planar on the CPU.
+    ///   Name a format, for example ``PixelFormat/nv12VideoRange``, to get the same layout on every
+    ///   machine; a conversion is made only on the path whose native format differs.
     public var pixelFormat: PixelFormat?
     /// `kCVPixelBufferWidthKey`: scale pictures to this width; nil keeps the stream's.
     public var width: Int?
@@ -64,7 +69,14 @@ public struct ImageBufferAttributes: Sendable, Hashable {
     /// `kCVPixelBufferPoolMinimumBufferCountKey`: buffers the pool allocates up front.
     public var minimumBufferCount: Int
 
-    /// Creates attributes.
+    /// Creates attributes — `destinationImageBufferAttributes`; every argument is optional.
+    ///
+    /// - Parameters:
+    ///   - pixelFormat: The output format (``PixelFormat/nv12VideoRange``, ``PixelFormat/bgra``,
+    ///     …); nil keeps the decoder's native format.
+    ///   - width: Scale pictures to this width; nil keeps the stream's.
+    ///   - height: Scale pictures to this height; nil keeps the stream's.
+    ///   - minimumBufferCount: Buffers the session's pool allocates up front.
     public init(pixelFormat: PixelFormat? = nil, width: Int? = nil, height: Int? = nil, minimumBufferCount: Int = 0) {
         self.pixelFormat = pixelFormat
         self.width = width

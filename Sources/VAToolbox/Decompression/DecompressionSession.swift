@@ -64,6 +64,11 @@ public final class DecompressionSession: Sendable {
     /// The pixel format the decoder produces for the session's first format description, handed
     /// out without copying when no other format is requested. (A later format with another bit
     /// depth or chroma format changes it; each ``PixelBuffer`` says its own.)
+    ///
+    /// - Important: It depends on where the stream is decoded: NV12 (`'420v'`) or P010 (`'x420'`)
+    ///   on the GPU, a planar format (`'y420'`, `'y0l0'`, …) on the CPU — so the same stream has
+    ///   another plane layout on a machine without a usable GPU. For one layout everywhere, ask for
+    ///   it with ``ImageBufferAttributes/pixelFormat``.
     public let nativePixelFormat: PixelFormat
     /// The decoder's settings: those of creation, with the real-time mode and thread count as
     /// last set (see ``setProperty(_:to:)``).
@@ -101,7 +106,8 @@ public final class DecompressionSession: Sendable {
     ///   can decode the stream, or the codec, profile or bit depth is not supported (the reason
     ///   says which);
     ///   ``VTError/parameter`` for attributes that name a pixel format VAToolbox cannot produce
-    ///   or a size outside 1…16384;
+    ///   or a size outside 1…16384, or for a VAToolbox environment variable with a value it does
+    ///   not take (``EnvironmentVariable``);
     ///   ``VTError/couldNotCreateInstance`` when libavcodec refuses the stream.
     public init(
         formatDescription: VideoFormatDescription, decoderSpecification: DecoderSpecification = DecoderSpecification(),
@@ -109,9 +115,9 @@ public final class DecompressionSession: Sendable {
     ) throws(VTError) {
         try formatDescription.codecSupport.checkSoftwareDecodable(formatDescription)
         try Self.check(imageBufferAttributes)
-        let specification = DecoderSelection.effective(decoderSpecification)
+        let specification = try DecoderSelection.effective(decoderSpecification)
         let choice = try DecoderSelection.choose(
-            for: formatDescription, specification: specification,
+            for: formatDescription, specification: specification, requested: decoderSpecification,
             heldSurfaces: DecoderSelection.defaultHeldSurfaces + (imageBufferAttributes?.minimumBufferCount ?? 0))
         let native = Self.nativePixelFormat(for: formatDescription, hardware: choice.backend.hardware != nil)
         let wantsTransfer = Self.wantsTransfer(imageBufferAttributes, native: native)

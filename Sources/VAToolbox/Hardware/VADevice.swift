@@ -285,7 +285,7 @@ final class VAMessageLog: Sendable {
     private let lines = Mutex<[String]>([])
 
     /// Routes the display's error messages here and drops its informational ones ("VA-API
-    /// version …", "Trying to open …"), unless `VATOOLBOX_VA_LOG` is set.
+    /// version …", "Trying to open …"), unless `VATOOLBOX_VA_LOG` is on.
     func attach(to display: VADisplay) {
         let context = Unmanaged.passUnretained(self).toOpaque()
         vaSetErrorCallback(
@@ -296,7 +296,7 @@ final class VAMessageLog: Sendable {
                 let text = String(cString: message).trimmingTrailingNewlines
                 log.lines.withLock { $0 = Array(($0 + [text]).suffix(16)) }
             }, context)
-        if getenv("VATOOLBOX_VA_LOG") == nil {
+        if !EnvironmentVariable.vaLog.isOn {
             vaSetInfoCallback(display, nil, nil)
         }
     }

@@ -12,10 +12,13 @@ enum TestVADriver {
     /// The vendor string the driver reports.
     static let vendor = "VAToolbox test driver 1.0"
 
-    /// The build products folder (`.build/<triple>/<configuration>`): where the test executable is,
-    /// and where SwiftPM puts the driver and the shim library.
+    /// Where the two libraries are built: `test-va-libraries` beside the test executable
+    /// (`.build/<triple>/<configuration>/test-va-libraries`). They are not products of the
+    /// package (a dependent package must not see them), so SwiftPM does not link them;
+    /// `Scripts/test-va-libraries` compiles them with the system C compiler, once per test run
+    /// and only when their sources changed.
     static let buildDirectory: URL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-        .deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("test-va-libraries")
 
     /// `libvatbtest_drv_video.so`.
     static let driverLibrary = buildDirectory.appendingPathComponent("libvatbtest_drv_video.so")
@@ -23,9 +26,20 @@ enum TestVADriver {
     /// `libvatbdrmshim.so`, for `LD_PRELOAD` into subprocesses.
     static let shimLibrary = buildDirectory.appendingPathComponent("libvatbdrmshim.so")
 
-    /// Whether both libraries are built (`swift build --build-tests` builds them).
+    /// What building the libraries printed when it failed; nil when they are built.
+    static let buildFailure: String? = {
+        let script = TestData.packageRoot.appendingPathComponent("Scripts/test-va-libraries")
+        do {
+            let result = try CommandRunner.run(script, [buildDirectory.path])
+            return result.status == 0 ? nil : "Scripts/test-va-libraries failed: \(result.standardError)"
+        } catch {
+            return "Scripts/test-va-libraries could not run: \(error)"
+        }
+    }()
+
+    /// Whether both libraries are built (the first use builds them).
     static var isBuilt: Bool {
-        FileManager.default.fileExists(atPath: driverLibrary.path)
+        buildFailure == nil && FileManager.default.fileExists(atPath: driverLibrary.path)
             && FileManager.default.fileExists(atPath: shimLibrary.path)
     }
 
@@ -79,7 +93,9 @@ enum TestVADriver {
     static func liveObjects() throws -> LiveObjects {
         let function = try #require(liveObjectsFunction, "dlopen/dlsym of \(driverLibrary.path) failed")
         var values = [Int](repeating: 0, count: 9)  // nine C longs
-        values.withUnsafeMutableBytes { function($0.baseAddress!) }
+        try values.withUnsafeMutableBytes { buffer in
+            function(try #require(buffer.baseAddress))
+        }
         return LiveObjects(
             drivers: values[0], configs: values[1], contexts: values[2], surfaces: values[3], buffers: values[4],
             images: values[5], endPictures: values[6], failedEndPictures: values[7], syncs: values[8])

@@ -1,7 +1,7 @@
-import CFFmpeg
 import VAToolbox
 
-/// An RGB picture in memory: 3 bytes per pixel, rows without padding.
+/// An RGB picture in memory: 3 bytes per pixel, rows without padding — what `snapshot` and
+/// `thumbnails` draw into before the library encodes it as PNG.
 struct RGBImage {
     let width: Int
     let height: Int
@@ -39,60 +39,34 @@ struct RGBImage {
         pixels[index + 1] = colour.1
         pixels[index + 2] = colour.2
     }
-}
 
-/// Encodes pictures as PNG with libavcodec's PNG encoder (`AV_CODEC_ID_PNG`, RGB24).
-enum PNGEncoder {
-    /// The PNG file's bytes.
-    static func encode(_ image: RGBImage) throws(CommandFailure) -> [UInt8] {
-        guard let codec = avcodec_find_encoder(AV_CODEC_ID_PNG) else {
-            throw .input("this libavcodec has no PNG encoder")
-        }
-        var context = avcodec_alloc_context3(codec)
-        var frame = av_frame_alloc()
-        var packet = av_packet_alloc()
-        defer {
-            avcodec_free_context(&context)
-            av_frame_free(&frame)
-            av_packet_free(&packet)
-        }
-        guard let context, let frame, let packet else { throw .input("out of memory encoding a PNG") }
-        context.pointee.width = Int32(image.width)
-        context.pointee.height = Int32(image.height)
-        context.pointee.pix_fmt = AV_PIX_FMT_RGB24
-        context.pointee.time_base = AVRational(num: 1, den: 25)
-        try check(avcodec_open2(context, codec, nil), "opening the PNG encoder")
-        frame.pointee.width = Int32(image.width)
-        frame.pointee.height = Int32(image.height)
-        frame.pointee.format = AV_PIX_FMT_RGB24.rawValue
-        try check(av_frame_get_buffer(frame, 0), "allocating a picture")
-        guard let data = CFFmpeg_frame_data(frame, 0) else { throw .input("out of memory encoding a PNG") }
-        let stride = Int(CFFmpeg_frame_linesize(frame, 0))
-        image.pixels.withUnsafeBytes { pixels in
-            for row in 0..<image.height {
-                (data + row * stride).update(
-                    from: pixels.baseAddress!.assumingMemoryBound(to: UInt8.self) + row * image.width * 3,
-                    count: image.width * 3)
+    /// The picture as a `PixelFormat.rgb24` pixel buffer.
+    func pixelBuffer() throws(VTError) -> PixelBuffer {
+        let buffer = try PixelBufferPool(pixelFormat: .rgb24, width: width, height: height).makePixelBuffer()
+        try buffer.withLockedPlanesForWriting { (planes: [PixelBuffer.Plane]) throws(VTError) in
+            guard let plane = planes.first else { throw VTError.allocationFailed.with("an RGB buffer without planes") }
+            pixels.withUnsafeBytes { source in
+                guard let start = source.baseAddress else { return }
+                for row in 0..<height {
+                    (plane.baseAddress + row * plane.bytesPerRow).copyMemory(
+                        from: start + row * width * 3, byteCount: width * 3)
+                }
             }
         }
-        try check(avcodec_send_frame(context, frame), "encoding the PNG")
-        try check(avcodec_receive_packet(context, packet), "encoding the PNG")
-        return Array(UnsafeBufferPointer(start: packet.pointee.data, count: Int(packet.pointee.size)))
+        return buffer
     }
 
-    /// Encodes and writes to `path`.
-    static func write(_ image: RGBImage, to path: String) throws(CommandFailure) {
-        let bytes = try encode(image)
+    /// Encodes the picture as PNG (``PixelBuffer/pngData()``) and writes it to `path`.
+    func writePNG(to path: String) throws(CommandFailure) {
+        let bytes: [UInt8]
+        do throws(VTError) {
+            bytes = try pixelBuffer().pngData()
+        } catch {
+            throw CommandFailure(error)
+        }
         let output = try OutputFile(path: path)
         try output.append(bytes: bytes)
         try output.flush()
-    }
-
-    private static func check(_ status: Int32, _ step: String) throws(CommandFailure) {
-        guard status < 0 else { return }
-        var buffer = [CChar](repeating: 0, count: 128)
-        let message = String(cString: CFFmpeg_av_err2str(status, &buffer, buffer.count))
-        throw .input("\(step) failed: \(message)")
     }
 }
 

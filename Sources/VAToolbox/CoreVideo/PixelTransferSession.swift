@@ -1,0 +1,71 @@
+import Synchronization
+
+/// Converts and scales images between pixel buffers — `VTPixelTransferSession`.
+///
+/// The conversion is the one a ``DecompressionSession`` applies for its
+/// ``ImageBufferAttributes`` and the `vatoolbox` tool uses: libswscale with the settings of the
+/// `ffmpeg` CLI's automatic scale filter — bicubic scaling, the source's YCbCr matrix from its
+/// colour attachments (BT.601 when unspecified) and its range, and the range the destination's
+/// pixel format names (`'420v'` video, `'420f'` full, RGB full). Converting a decoded picture to
+/// ``PixelFormat/nv12VideoRange``, ``PixelFormat/p010VideoRange`` or ``PixelFormat/bgra``
+/// gives the bytes `ffmpeg -pix_fmt nv12|p010le|bgra [-s WxH]` gives.
+///
+/// ```swift
+/// let transfer = PixelTransferSession()
+/// let thumbnail = try transfer.transferImage(picture, pixelFormat: .bgra, width: 160, height: 90)
+/// ```
+///
+/// A session keeps its libswscale context and a pool of destination buffers between calls; it
+/// may be used from any thread, one conversion at a time.
+public final class PixelTransferSession: Sendable {
+    /// The converter, one call at a time.
+    private let converter: Mutex<PixelTransfer>
+
+    /// Creates a session — `VTPixelTransferSessionCreate`.
+    public init() {
+        converter = Mutex(PixelTransfer())
+    }
+
+    /// Converts and scales `source` into `destination` — `VTPixelTransferSessionTransferImage`.
+    ///
+    /// The destination's pixel format and size say what to make; its planes are overwritten. A
+    /// destination that shares its memory with a decoder is copied first (see
+    /// ``PixelBuffer/withLockedPlanesForWriting(_:)``), so no reference picture is ever written.
+    ///
+    /// - Parameters:
+    ///   - source: The image to read; a GPU surface is read back.
+    ///   - destination: The image to write, in CPU memory, for example from a
+    ///     ``PixelBufferPool``.
+    /// - Throws: ``VTError/pixelTransferNotSupported`` when libswscale cannot convert between
+    ///   the two formats or `destination` is a GPU surface; ``VTError/allocationFailed`` when
+    ///   memory runs out.
+    public func transferImage(_ source: PixelBuffer, to destination: PixelBuffer) throws(VTError) {
+        try converter.withLock { (transfer: inout PixelTransfer) throws(VTError) in
+            try transfer.transfer(source, into: destination)
+        }
+    }
+
+    /// Converts and scales `source` into a new buffer of `pixelFormat`.
+    ///
+    /// The buffer comes from a pool the session keeps for the last format and size asked for,
+    /// so a loop over pictures of one size allocates only a handful.
+    ///
+    /// - Parameters:
+    ///   - source: The image to read; a GPU surface is read back.
+    ///   - pixelFormat: The destination's format, for example ``PixelFormat/bgra``.
+    ///   - width: The destination's width; nil keeps the source's.
+    ///   - height: The destination's height; nil keeps the source's.
+    /// - Returns: The converted image (its ``PixelBuffer/copiedByteCount`` counts the copy).
+    /// - Throws: ``VTError/parameter`` for a size outside 1…16384 or a format VAToolbox cannot
+    ///   allocate; ``VTError/pixelTransferNotSupported`` when libswscale cannot convert between
+    ///   the formats; ``VTError/allocationFailed`` when memory runs out.
+    public func transferImage(
+        _ source: PixelBuffer, pixelFormat: PixelFormat, width: Int? = nil, height: Int? = nil
+    ) throws(VTError) -> PixelBuffer {
+        try converter.withLock { (transfer: inout PixelTransfer) throws(VTError) -> PixelBuffer in
+            try transfer.transfer(
+                source, to: pixelFormat, width: width ?? source.width, height: height ?? source.height,
+                minimumBufferCount: 0)
+        }
+    }
+}

@@ -1,0 +1,118 @@
+import Foundation
+import Testing
+
+@testable import VAToolbox
+
+/// The tool's JSON (Docs/CLI.md, "Machine output"): one convention across probe, devices and
+/// bench, and probe's container timing against ffprobe's.
+@Suite("vatoolbox JSON", .enabled(if: CommandRunner.hasTool && CommandRunner.hasFFmpeg))
+struct MachineOutputTests {
+    /// Runs the tool and parses its standard output as one JSON object.
+    static func object(_ arguments: [String], environment: [String: String]? = nil) throws -> [String: Any] {
+        let result = try CommandRunner.vatoolbox(arguments, environment: environment)
+        return try #require(
+            try JSONSerialization.jsonObject(with: result.standardOutput) as? [String: Any],
+            "vatoolbox \(arguments) printed no JSON object (status \(result.status)): \(result.standardError)")
+    }
+
+    /// Every key of a JSON value, at every depth.
+    static func keys(_ value: Any) -> [String] {
+        if let object = value as? [String: Any] { return object.keys + object.values.flatMap(keys) }
+        if let array = value as? [Any] { return array.flatMap(keys) }
+        return []
+    }
+
+    static func isSnakeCase(_ key: String) -> Bool {
+        !key.isEmpty
+            && key.unicodeScalars.allSatisfy { ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "_" }
+    }
+
+    static let fixture = TestData.fixtures.appendingPathComponent("h264-high-bpyramid.mp4").path
+
+    @Test("probe, devices and bench: schema and version first, snake_case keys, codec name and FourCC")
+    func convention() throws {
+        var environment = ProcessInfo.processInfo.environment
+        environment["VATOOLBOX_HWACCEL"] = nil
+        let reports: [(String, [String])] = [
+            ("probe", ["probe", "--units", "--json", Self.fixture]),
+            ("devices", ["devices", "--json", "--device", "/dev/dri/no-such-node"]),
+            (
+                "bench",
+                [
+                    "bench", Self.fixture, "--hwaccel", "none", "--runs", "1", "--frames", "3", "--threads", "1",
+                    "--json",
+                ]
+            ),
+        ]
+        for (schema, arguments) in reports {
+            let result = try CommandRunner.vatoolbox(arguments, environment: environment)
+            let text = result.text
+            #expect(text.hasPrefix("{\n  \"schema\": \"\(schema)\",\n  \"schema_version\": 1,\n"), "\(schema)")
+            let object = try Self.object(arguments, environment: environment)
+            let badKeys = Self.keys(object).filter { !Self.isSnakeCase($0) }
+            #expect(badKeys.isEmpty, "\(schema): \(badKeys)")
+            if schema != "devices" {
+                #expect(object["codec"] as? String == "h264")
+                #expect(object["codec_fourcc"] as? String == "avc1")
+            }
+        }
+    }
+
+    @Test("devices --json without a usable node is an object with the reason; exit status 1")
+    func devicesWithoutNode() throws {
+        let result = try CommandRunner.vatoolbox(["devices", "--json", "--device", "/dev/dri/no-such-node"])
+        #expect(result.status == 1)
+        let object = try Self.object(["devices", "--json", "--device", "/dev/dri/no-such-node"])
+        #expect(object["usable"] as? Bool == false)
+        let reason = try #require(object["reason"] as? String)
+        #expect(reason.contains("/dev/dri/no-such-node"))
+        let nodes = try #require(object["nodes"] as? [[String: Any]])
+        #expect(nodes.count == 1)
+        #expect(nodes.first?["error"] is String)
+        // A machine without /dev/dri at all: no nodes, and the reason says so.
+        if !FileManager.default.fileExists(atPath: "/dev/dri") {
+            var environment = ProcessInfo.processInfo.environment
+            environment["VATOOLBOX_RENDER_NODE"] = nil
+            let none = try Self.object(["devices", "--json"], environment: environment)
+            #expect((none["nodes"] as? [Any])?.isEmpty == true)
+            #expect((none["reason"] as? String)?.contains("/dev/dri") == true)
+        }
+    }
+
+    /// ffprobe's value of a key, as the tool writes it: "N/A" and "0/0" are null.
+    static func ffprobeValue(_ value: Any?) -> String? {
+        guard let text = value as? String, text != "N/A", text != "0/0" else { return nil }
+        return text
+    }
+
+    @Test(
+        "probe --json: time base, frame rates, duration and frame counts as ffprobe reports them",
+        arguments: fixtureFiles.filter { !$0.contains("bitflip") && !$0.contains("truncated") })
+    func timingAgainstFFprobe(_ file: String) throws {
+        let url = TestData.fixtures.appendingPathComponent(file)
+        let json = try Self.object(["probe", "--json", url.path])
+        let probe = try CommandRunner.ffprobe([
+            "-count_frames", "-select_streams", "v:0", "-show_entries",
+            "stream=time_base,r_frame_rate,avg_frame_rate,duration,nb_frames,nb_read_frames:format=duration",
+            "-of", "json", url.path,
+        ])
+        let root = try #require(try JSONSerialization.jsonObject(with: probe.standardOutput) as? [String: Any])
+        let stream = try #require((root["streams"] as? [[String: Any]])?.first)
+        let format = root["format"] as? [String: Any]
+        for key in ["time_base", "r_frame_rate", "avg_frame_rate"] {
+            #expect(json[key] as? String == Self.ffprobeValue(stream[key]), "\(key)")
+        }
+        #expect((json["nb_frames"] as? Int).map(String.init) == Self.ffprobeValue(stream["nb_frames"]))
+        let expectedDuration = (Self.ffprobeValue(stream["duration"]) ?? Self.ffprobeValue(format?["duration"]))
+            .flatMap(Double.init)
+        if let expectedDuration {
+            let duration = try #require(
+                json["duration"] as? Double, "duration is null, ffprobe says \(expectedDuration)")
+            #expect(abs(duration - expectedDuration) < 0.000_001)
+        } else {
+            #expect(json["duration"] is NSNull)
+        }
+        let frames = try #require(Self.ffprobeValue(stream["nb_read_frames"]).flatMap { Int($0) })
+        #expect(json["frame_count"] as? Int == frames)
+    }
+}
