@@ -198,8 +198,10 @@ import Testing
 }
 
 extension VATestDriverTests.HardwareSessions {
-    /// A GPU surface is read back on the first lock (one image in the driver) and the read-back
-    /// released on the last unlock (none), with the driver's stamp of the picture in between.
+    /// A GPU surface is read back on the first lock (at most one image in the driver) and the
+    /// read-back released on the last unlock, with the driver's stamp of the picture in between.
+    /// The back end keeps one image per surface format for reuse (Docs/Hardware.md), so a lock
+    /// cycle after the first adds no image: locks never accumulate driver objects.
     @Test(.enabled(if: TestVADriver.isBuilt)) func pairLockMapsASurfaceAndTheLastUnlockUnmapsIt() throws {
         let fixture = try Self.fixture("h264-main-cabac.264")
         let samples = try Self.samples(fixture)
@@ -212,15 +214,23 @@ extension VATestDriverTests.HardwareSessions {
         let imagesBefore = try TestVADriver.liveObjects().images
         #expect(image.lockedPlanes == nil, "an unlocked surface lends no planes")
         try image.lockBaseAddress(.readOnly)
+        let imagesLocked = try TestVADriver.liveObjects().images
         try image.lockBaseAddress(.readOnly)
-        #expect(try TestVADriver.liveObjects().images == imagesBefore + 1, "one read-back for both locks")
+        #expect(imagesLocked <= imagesBefore + 1, "one read-back for the first lock")
+        #expect(try TestVADriver.liveObjects().images == imagesLocked, "none more for the second")
         let planes = try #require(image.lockedPlanes)
         #expect(DriverStamp(planes[0].row(0)) == Self.stamp(image))
         try image.unlockBaseAddress(.readOnly)
-        #expect(try TestVADriver.liveObjects().images == imagesBefore + 1)
+        #expect(image.lockedPlanes != nil, "planes stay lent until the last unlock")
         try image.unlockBaseAddress(.readOnly)
-        #expect(try TestVADriver.liveObjects().images == imagesBefore, "the last unlock released the read-back")
-        #expect(image.lockedPlanes == nil)
+        #expect(image.lockedPlanes == nil, "the last unlock released the read-back")
+        #expect(try TestVADriver.liveObjects().images <= imagesLocked)
+        for _ in 0..<3 {
+            try image.lockBaseAddress(.readOnly)
+            #expect(image.lockedPlanes.map { DriverStamp($0[0].row(0)) } == Self.stamp(image))
+            try image.unlockBaseAddress(.readOnly)
+        }
+        #expect(try TestVADriver.liveObjects().images <= imagesLocked, "lock cycles add no driver image")
         #expect(image.isGPUSurface, "a read-only lock leaves the picture on the GPU")
         session.invalidate()
     }

@@ -40,8 +40,7 @@ private func sessionProcedure(sps: [UInt8], pps: [UInt8], samples: [SampleBuffer
         try session.decodeFrame(sample, flags: [.enableAsynchronousDecompression], frameRefcon: index)
     }
 
-    // 4. End of stream.
-    try session.finishDelayedFrames()       // hand out the frames held for reordering
+    // 4. End of stream: the wait hands out the frames held for reordering too, as Apple's does.
     try session.waitForAsynchronousFrames()
     session.invalidate()
     // end snippet
@@ -82,8 +81,21 @@ private func gettingStartedReader(handle: (SampleBuffer) -> Void) throws {
     // end snippet
 }
 
-private func gettingStartedFormats(sps: [UInt8], pps: [UInt8], vps: [UInt8], avcCBoxPayload: [UInt8]) throws {
+private func gettingStartedFrames() async throws {
+    func show(_ image: PixelBuffer, at time: MediaTime) {}
     // snippet: Docs/GettingStarted.md 3
+    let reader = try MediaFileReader(path: "movie.mp4", track: 1)
+    for try await frame in DecompressionSession.frames(
+        decoding: reader.samples, formatDescription: reader.formatDescription)
+    {
+        guard let image = frame.imageBuffer else { continue }   // dropped, hidden or damaged
+        show(image, at: frame.presentationTimeStamp)
+    }
+    // end snippet
+}
+
+private func gettingStartedFormats(sps: [UInt8], pps: [UInt8], vps: [UInt8], avcCBoxPayload: [UInt8]) throws {
+    // snippet: Docs/GettingStarted.md 4
     let format = try VideoFormatDescription(h264ParameterSets: [sps, pps], nalUnitHeaderLength: 4)
     let hevc = try VideoFormatDescription(hevcParameterSets: [vps, sps, pps])
     let fromMP4 = try VideoFormatDescription(avcC: avcCBoxPayload)      // or hvcC:
@@ -96,7 +108,7 @@ private func gettingStartedFormats(sps: [UInt8], pps: [UInt8], vps: [UInt8], avc
 }
 
 private func gettingStartedSample(avccBytes: [UInt8], format: VideoFormatDescription, pts: MediaTime) throws {
-    // snippet: Docs/GettingStarted.md 4
+    // snippet: Docs/GettingStarted.md 5
     let sample = try SampleBuffer(data: avccBytes, formatDescription: format,
                                   timing: SampleTimingInfo(duration: .init(value: 1, timescale: 30),
                                                            presentationTimeStamp: pts))
@@ -118,13 +130,38 @@ private func hardwareWhichDecoder(format: VideoFormatDescription, handle: @escap
 
 private func hardwareExport(pixelBuffer: PixelBuffer) throws {
     // snippet: Docs/Hardware.md 2
-    let buffer = try pixelBuffer.exportDMABuf()          // vaExportSurfaceHandle, DRM PRIME 2
-    for layer in buffer.layers {                          // R8 + GR88 for NV12 (R16 + GR1616 for P010)
-        let plane = layer.planes[0]
+    let buffer = try pixelBuffer.exportDMABuf()          // vaExportSurfaceHandle, DRM PRIME 2, separate layers
+    for layer in buffer.layers {                          // R8 + GR88 for NV12 (R16 + GR1616 for P010);
+        let plane = layer.planes[0]                       // RG88/RG1616 on nvidia
         let fd = buffer.objects[plane.objectIndex].fd
         print(DMABufDescriptor.name(ofFourCC: layer.drmFormat), "fd", fd, "offset", plane.offset, "pitch", plane.pitch)
         // EGL: EGL_LINUX_DMA_BUF_EXT with EGL_DMA_BUF_PLANE0_FD_EXT = fd, _OFFSET_EXT = plane.offset,
-        // _PITCH_EXT = plane.pitch, _MODIFIER_LO/HI_EXT = buffer.objects[plane.objectIndex].modifier
+        // _PITCH_EXT = plane.pitch, _MODIFIER_LO/HI_EXT = buffer.modifier(of: layer); a second plane
+        // of the layer (iHD with compression) is the CCS plane: pass it as PLANE1 with the same modifier
     }
+    let crop = buffer.visibleRectangle                    // the picture inside the (larger) surface
+    // end snippet
+}
+
+private func loggingHandler(path: String, handle: @escaping @Sendable (DecompressionOutput) -> Void) throws {
+    struct Logger: Sendable { func log(_ text: String) {} }
+    let logger = Logger()
+    // snippet: Docs/Logging.md 1
+    LibavLog.setHandler(upTo: .warning) { message in
+        // message.level, message.component ("h264", "mov,mp4,m4a,3gp,3g2,mj2"), message.text,
+        // message.origin (the reader or decoder, nil for the application's own messages)
+        logger.log("\(message)")   // "[h264 @ decoder 4 (camera 2)] error while decoding MB 15 13, bytestream 547"
+    }
+
+    let reader = try LibavLog.withLabel("camera 2") { () throws(VTError) in try MediaFileReader(path: path) }
+    let session = try LibavLog.withLabel("camera 2") { () throws(VTError) in
+        try DecompressionSession(formatDescription: reader.formatDescription) { output in handle(output) }
+    }
+    // end snippet
+    session.invalidate()
+}
+
+private func portingImports() {
+    // snippet: Docs/PortingFromVideoToolbox.md 1
     // end snippet
 }
