@@ -320,6 +320,7 @@ final class SessionDecoder: @unchecked Sendable {
         do throws(VTError) {
             let software = try DecoderSelection.software(for: format, specification: settings.effectiveSpecification)
             phase = .awaitingSync(software)
+            keepTheGPUsPixelFormat(for: format)
             replay.reset()
             settingsChanged = false
             backendHasDecoded = false
@@ -333,6 +334,21 @@ final class SessionDecoder: @unchecked Sendable {
             state.hardware = nil
             state.hardwareUnavailableReason = why
         }
+    }
+
+    /// After a move to the CPU, the pictures keep the layout the session handed out so far (and
+    /// that ``DecompressionSession/nativePixelFormat`` names): the CPU's planar pictures are
+    /// converted to NV12 or P010, unless the attributes already ask for a format. An app never
+    /// sees the plane layout change in the middle of a stream.
+    private func keepTheGPUsPixelFormat(for format: VideoFormatDescription) {
+        guard transfer?.attributes.pixelFormat == nil else { return }
+        let gpuFormat = DecompressionSession.nativePixelFormat(for: format, hardware: true)
+        var attributes = transfer?.attributes ?? ImageBufferAttributes()
+        attributes.pixelFormat = gpuFormat
+        guard
+            DecompressionSession.wantsTransfer(attributes, native: DecompressionSession.nativePixelFormat(for: format))
+        else { return }
+        transfer = PixelTransferJob(attributes: attributes)
     }
 
     // MARK: - Handing out
