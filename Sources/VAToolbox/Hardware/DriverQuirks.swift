@@ -80,7 +80,7 @@ public struct DriverQuirks: Sendable, Hashable, CustomStringConvertible {
         exportsComposedLayers = driver != .nvidia
     }
 
-    /// How a decoder's surface pool is sized on this driver (``SurfacePool``), in words:
+    /// How a decoder's surface pool is sized on this driver (`SurfacePool`), in words:
     /// `"libavcodec's reference surfaces + the stream's reorder depth + 4 spares (+ minimumBufferCount),
     /// at most 32"`.
     public var surfacePoolRule: String {

@@ -15,8 +15,8 @@ import Synchronization
 ///
 /// Opening a path a second time returns the same device while the first is in use: its
 /// capabilities are queried once. Each decoder then decodes on a display of its own
-/// (``openSeparate(like:)``): a driver's per-display state (Mesa takes a per-display lock on every
-/// call; the fault records of ``DriverTableHooks`` are per display) is not shared between
+/// (`openSeparate(like:)`): a driver's per-display state (Mesa takes a per-display lock on every
+/// call; the fault records of `DriverTableHooks` are per display) is not shared between
 /// sessions. The display is terminated and the node closed when the last session, and the last
 /// pixel buffer decoded on it, are gone — in that order: surfaces, then the display
 /// (`vaTerminate`), then the file descriptor.

@@ -94,7 +94,8 @@ public final class MediaFileReader {
     ///   not a video track of the file; ``VTError/couldNotFindVideoDecoder`` when the video is in
     ///   a codec VAToolbox does not decode; ``VTError/formatDescriptionInvalidParameter`` when its
     ///   decoder configuration is malformed, or lacks parameter sets no sample carries.
-    public init(path: String, track requested: Int? = nil) throws(VTError) {
+    public init(path: String, track: Int? = nil) throws(VTError) {
+        let requested = track
         let log = LibavLogCapture(.mediaFileReader, defaultLabel: path)
         // Both are released, closing the file, whenever a throw below ends the initialiser.
         let input = try FormatContext(path: path, log: log)
@@ -129,7 +130,7 @@ public final class MediaFileReader {
             }
             chosen = found
         }
-        track = chosen
+        self.track = chosen
         guard let stream = context.pointee.streams[chosen.index] else {
             throw VTError.sampleBufferInvalidMediaFormat.with("\(path) has no video track")
         }
