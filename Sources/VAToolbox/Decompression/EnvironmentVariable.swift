@@ -20,8 +20,10 @@ public enum EnvironmentVariable: String, CaseIterable, Sendable {
     /// `VATOOLBOX_RENDER_NODE`: the DRM render node to use when the decoder specification names
     /// none; an absolute path, for example `/dev/dri/renderD129`.
     case renderNode = "VATOOLBOX_RENDER_NODE"
-    /// `VATOOLBOX_FFMPEG_LOG`: `1` lets libavcodec and libavformat log to standard error
-    /// (silenced by default). A switch: `1`, `true`, `yes`, `on` or `0`, `false`, `no`, `off`.
+    /// `VATOOLBOX_FFMPEG_LOG`: the `vatoolbox` tool's switch that prints libav's log on standard
+    /// error (the tool silences it by default); the library only validates it and never changes
+    /// libav's log level (see ``LibavLog``). A switch: `1`, `true`, `yes`, `on` or `0`, `false`,
+    /// `no`, `off`.
     case ffmpegLog = "VATOOLBOX_FFMPEG_LOG"
     /// `VATOOLBOX_VA_LOG`: `1` lets libva print its informational messages (dropped by default).
     /// A switch, as ``ffmpegLog``.
