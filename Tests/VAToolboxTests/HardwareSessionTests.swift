@@ -268,7 +268,8 @@ extension VATestDriverTests {
             let outputs = Outputs()
             let session = try Self.session(
                 samples[0].formatDescription, faults: personality.map { ["VATB_PERSONALITY": $0] } ?? [:],
-                attributes: ImageBufferAttributes(pixelFormat: .yuv420Planar), outputs: outputs)
+                // Full-range I420, as the stream (yuvj420p) is full range: a change of layout only.
+                attributes: ImageBufferAttributes(pixelFormat: .yuv420PlanarFullRange), outputs: outputs)
             try Self.decode(samples, with: session)
             let results = outputs.all
             #expect(results.count == samples.count)
@@ -278,7 +279,7 @@ extension VATestDriverTests {
                     continue
                 }
                 #expect(!image.isGPUSurface)
-                #expect(image.pixelFormat == .yuv420Planar)
+                #expect(image.pixelFormat == .yuv420PlanarFullRange)
                 // I420's luma is NV12's: the stamp survives the conversion.
                 #expect(Self.stamp(image)?.hash == Self.sliceHash(samples[refcon]))
             }

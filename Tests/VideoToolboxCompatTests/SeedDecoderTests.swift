@@ -309,9 +309,9 @@ import VideoToolbox
     }
 
     /// The seeds' own choice, `'420f'`, on a video-range stream: full-range NV12 as ffmpeg's scale
-    /// filter makes it (`out_range=full`). Known issue: the session's pixel transfer
-    /// (PixelTransfer.swift) takes libswscale's unscaled yuv420p → NV12 path, which ignores the
-    /// range, so the samples stay video range while the buffer says full range.
+    /// filter makes it (`out_range=full`). The session's pixel transfer (PixelTransfer.swift) used
+    /// to take libswscale's unscaled yuv420p → NV12 copy, which ignores the range: the samples
+    /// stayed video range while the buffer said full range.
     @Test(.enabled(if: hasFFmpeg)) func fullRangeOutputOfAVideoRangeStreamExpandsTheRange() throws {
         let url = Self.fixtures.appendingPathComponent("h264-baseline-cavlc.264")
         let samples = ElementaryStreamParser.samples(in: [UInt8](try Data(contentsOf: url)), codec: .h264)
@@ -330,8 +330,6 @@ import VideoToolbox
         decoder.stop()
         let expected = try Self.ffmpegMD5s(url, ["-vf", "scale=out_range=full", "-pix_fmt", "nv12"])
         #expect(hashes.count == expected.count)
-        withKnownIssue("'420f' from a video-range stream is not range-expanded (PixelTransfer)") {
-            #expect(hashes == expected)
-        }
+        #expect(hashes == expected)
     }
 }

@@ -10,7 +10,45 @@ internal import CFFmpeg
 /// Not thread-safe: a session uses its own on its queue.
 final class PixelTransfer {
     private var context: OpaquePointer?
+    /// What ``context`` was made for.
+    private var contextKey: ContextKey?
     private var pool: PixelBufferPool?
+
+    /// The sizes, formats and ranges a libswscale context is made for.
+    private struct ContextKey: Equatable {
+        var sourceWidth, sourceHeight: Int32
+        var sourceFormat: Int32
+        var destinationWidth, destinationHeight: Int32
+        var destinationFormat: Int32
+        var sourceFullRange, destinationFullRange: Bool
+    }
+
+    /// A bicubic context with both ranges set before `sws_init_context`, as the ffmpeg CLI's scale
+    /// filter makes it. libswscale picks its unscaled copies (yuv420p ↔ NV12 among them), which
+    /// ignore the range, only when the ranges it is initialised with are equal (libswscale/utils.c,
+    /// `sws_init_context`, its "unscaled special cases"); ranges given afterwards through
+    /// `sws_setColorspaceDetails` alone left a '420f' picture of a video-range stream in video
+    /// range, and a 'y420' picture of a full-range stream in full range.
+    private static func makeContext(_ key: ContextKey) -> OpaquePointer? {
+        guard let context = sws_alloc_context() else { return nil }
+        let raw = UnsafeMutableRawPointer(context)
+        let options: [(String, Int64)] = [
+            ("srcw", Int64(key.sourceWidth)), ("srch", Int64(key.sourceHeight)),
+            ("src_format", Int64(key.sourceFormat)), ("dstw", Int64(key.destinationWidth)),
+            ("dsth", Int64(key.destinationHeight)), ("dst_format", Int64(key.destinationFormat)),
+            ("sws_flags", Int64(SWS_BICUBIC)), ("src_range", key.sourceFullRange ? 1 : 0),
+            ("dst_range", key.destinationFullRange ? 1 : 0),
+        ]
+        for (name, value) in options where av_opt_set_int(raw, name, value, 0) < 0 {
+            sws_freeContext(context)
+            return nil
+        }
+        guard sws_init_context(context, nil, nil) >= 0 else {
+            sws_freeContext(context)
+            return nil
+        }
+        return context
+    }
 
     deinit { sws_freeContext(context) }
 
@@ -75,16 +113,23 @@ final class PixelTransfer {
         guard sws_isSupportedInput(sourceFormat) > 0, sws_isSupportedOutput(destinationFormat) > 0 else {
             throw VTError.pixelTransferNotSupported.with("libswscale cannot convert between these pixel formats")
         }
-        context = sws_getCachedContext(
-            context, input.pointee.width, input.pointee.height, sourceFormat, output.pointee.width,
-            output.pointee.height, destinationFormat, SWS_BICUBIC, nil, nil, nil)
+        let sourceFull: Int32 = input.pointee.color_range == AVCOL_RANGE_JPEG ? 1 : 0
+        let key = ContextKey(
+            sourceWidth: input.pointee.width, sourceHeight: input.pointee.height, sourceFormat: sourceFormat.rawValue,
+            destinationWidth: output.pointee.width, destinationHeight: output.pointee.height,
+            destinationFormat: destinationFormat.rawValue, sourceFullRange: sourceFull != 0,
+            destinationFullRange: destinationFullRange)
+        if key != contextKey {
+            sws_freeContext(context)
+            context = Self.makeContext(key)
+            contextKey = context == nil ? nil : key
+        }
         guard let context else {
             throw VTError.pixelTransferNotSupported.with("libswscale refused the conversion")
         }
         // The source's matrix (sws_getCoefficients falls back to BT.601 for unspecified values)
         // and range, as the ffmpeg CLI's scale filter sets them.
         let matrix = sws_getCoefficients(Int32(input.pointee.colorspace.rawValue))
-        let sourceFull: Int32 = input.pointee.color_range == AVCOL_RANGE_JPEG ? 1 : 0
         _ = sws_setColorspaceDetails(
             context, matrix, sourceFull, matrix, destinationFullRange ? 1 : 0, 0, 1 << 16, 1 << 16)
         let status = CFFmpeg_sws_scale_frame(context, input, output)
