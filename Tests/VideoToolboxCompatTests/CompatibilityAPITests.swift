@@ -189,9 +189,10 @@ import VideoToolbox
         let pps: [UInt8] = [0x68, 0xCE, 0x38, 0x80]
         var description: CMFormatDescription?
         let status = garbage.withUnsafeBufferPointer { sps in
-            pps.withUnsafeBufferPointer { pps in
-                CMVideoFormatDescriptionCreateFromH264ParameterSets(
-                    allocator: nil, parameterSetCount: 2, parameterSetPointers: [sps.baseAddress!, pps.baseAddress!],
+            pps.withUnsafeBufferPointer { pps -> OSStatus in
+                guard let spsBase = sps.baseAddress, let ppsBase = pps.baseAddress else { return -1 }
+                return CMVideoFormatDescriptionCreateFromH264ParameterSets(
+                    allocator: nil, parameterSetCount: 2, parameterSetPointers: [spsBase, ppsBase],
                     parameterSetSizes: [3, 4], nalUnitHeaderLength: 4, formatDescriptionOut: &description)
             }
         }

@@ -148,8 +148,12 @@ import VideoToolbox
         for frame in frames {
             var copy = frame
             copy.withUnsafeMutableBufferPointer { buffer in
+                guard let base = buffer.baseAddress else {
+                    Issue.record("an empty frame")
+                    return
+                }
                 decoder.receivedRawVideoFrame(
-                    buffer.baseAddress!, withSize: UInt32(buffer.count), isIFrame: buffer[4] & 0x1F == 7 ? 1 : 0)
+                    base, withSize: UInt32(buffer.count), isIFrame: buffer[4] & 0x1F == 7 ? 1 : 0)
             }
         }
         decoder.stop()
@@ -202,9 +206,13 @@ import VideoToolbox
             var extraData = AnnexB.join(sample.formatDescription.parameterSets)
             data.withUnsafeMutableBufferPointer { packet in
                 extraData.withUnsafeMutableBufferPointer { extra in
+                    guard let packetBase = packet.baseAddress, let extraBase = extra.baseAddress else {
+                        Issue.record("an empty packet or configuration record")
+                        return
+                    }
                     decoder.startDecodeVideoData(
                         XDXParseVideoDataInfo(
-                            data: packet.baseAddress!, dataSize: packet.count, extraData: extra.baseAddress!,
+                            data: packetBase, dataSize: packet.count, extraData: extraBase,
                             extraDataSize: extra.count, pts: sample.presentationTimeStamp.seconds,
                             timebase: 1.0 / 90000,
                             videoRotate: 0, fps: 25, timingInfo: sample.timing,
@@ -293,8 +301,8 @@ import VideoToolbox
                 var bytes = AnnexB.join([unit])
                 let isSlice = bytes[4] & 0x1F == 1 || bytes[4] & 0x1F == 5
                 guard isSlice || bytes[4] & 0x1F == 7 || bytes[4] & 0x1F == 8 else { continue }
-                let picture = bytes.withUnsafeMutableBufferPointer {
-                    decoder.decodeNaluData($0.baseAddress!, size: UInt32($0.count))
+                let picture = bytes.withUnsafeMutableBufferPointer { buffer in
+                    buffer.baseAddress.flatMap { decoder.decodeNaluData($0, size: UInt32(buffer.count)) }
                 }
                 if isSlice {
                     decodedSlices += 1
@@ -321,8 +329,8 @@ import VideoToolbox
         for sample in samples {
             for unit in sample.formatDescription.parameterSets.map({ $0[...] }) + sample.nalUnits.map(\.bytes) {
                 var bytes = AnnexB.join([unit])
-                let picture = bytes.withUnsafeMutableBufferPointer {
-                    decoder.decodeNaluData($0.baseAddress!, size: UInt32($0.count))
+                let picture = bytes.withUnsafeMutableBufferPointer { buffer in
+                    buffer.baseAddress.flatMap { decoder.decodeNaluData($0, size: UInt32(buffer.count)) }
                 }
                 if let picture { hashes.append(picture.pixelBuffer.md5) }
             }
