@@ -17,7 +17,11 @@ enum DeviceCheckCommand {
         (NV12 or P010), and compares the MD5 of every frame. Streams the device has no profile
         for (H.264 High 10 or 4:2:2, HEVC range extensions, VP9 profiles 1 and 3, …) are listed as
         CPU-only, not failed. Takes every codec VAToolbox decodes: H.264, HEVC, AV1, VP9, VP8, MPEG-2.
-        Prints one row per file and a summary.
+        Prints one row per file and a summary; under each file decoded on the GPU, the decisions
+        taken on this driver: the surface pool allocated (and how many surfaces the application
+        may hold), how surfaces were read back (vaDeriveImage or vaGetImage, with counts), and
+        the DMA-BUF export of its first picture (layers, modifier; composed layers accepted or
+        refused).
 
           --device PATH   the render node (default: VATOOLBOX_RENDER_NODE, else the first usable)
 
@@ -54,7 +58,7 @@ enum DeviceCheckCommand {
             // The decisions that depend on the driver, so that a first run on a real GPU shows
             // which assumption held.
             print("driver decisions: \(quirks)")
-            print("surface pool: \(quirks.surfacePoolRule)")
+            print("surface pool rule: \(quirks.surfacePoolRule)")
         }
         print(pad("stream", 44) + pad("frames", 8) + pad("GPU fps", 9) + pad("CPU fps", 9) + "result")
         var failures = 0
@@ -78,6 +82,7 @@ enum DeviceCheckCommand {
             print(
                 pad(name, 44) + pad(row.frames.map(String.init) ?? "-", 8) + pad(rate(row.gpuFPS), 9)
                     + pad(rate(row.cpuFPS), 9) + result)
+            if let decisions = row.decisions { print("    GPU: \(decisions)") }
         }
         print("\(matches) matched, \(cpuOnly) CPU only, \(failures) failed, of \(files.count)")
         if failures > 0 {
@@ -91,6 +96,8 @@ enum DeviceCheckCommand {
         var gpuFPS: Double?
         var cpuFPS: Double?
         var verdict: Verdict
+        /// What the GPU path decided for this stream (pool, read-back, export), when it ran.
+        var decisions: String?
     }
 
     /// Decodes one file both ways and compares.
@@ -113,6 +120,7 @@ enum DeviceCheckCommand {
         }
         let cpu = decode(samples, acceleration: .disabled, node: nil, pixelFormat: gpuFormat)
         var row = Row(frames: gpu.md5s.count, gpuFPS: gpu.fps, cpuFPS: cpu.fps, verdict: .match)
+        row.decisions = gpu.decisions.map { "\($0); export \(gpu.export ?? "not tried (no GPU picture)")" }
         if let error = gpu.error ?? cpu.error {
             row.verdict = .failure(error)
         } else if gpu.fellBack {
@@ -140,6 +148,10 @@ enum DeviceCheckCommand {
         var fps: Double?
         var fellBack = false
         var error: String?
+        /// The GPU path's decisions, read before the session ends.
+        var decisions: HardwareDecisions?
+        /// How the first GPU picture exported as DMA-BUF.
+        var export: String?
     }
 
     static func decode(
@@ -156,7 +168,11 @@ enum DeviceCheckCommand {
             ) { output in
                 let md5 = output.imageBuffer?.md5
                 let format = output.imageBuffer?.pixelFormat
+                let export = output.imageBuffer.flatMap { image in
+                    image.isGPUSurface && collected.withLock { $0.export == nil } ? describeExport(of: image) : nil
+                }
                 collected.withLock {
+                    if $0.export == nil { $0.export = export }
                     $0.md5s.append(md5)
                     $0.statuses.append(output.status?.status)
                     $0.pixelFormat = $0.pixelFormat ?? format
@@ -165,8 +181,12 @@ enum DeviceCheckCommand {
             for sample in samples { try session.decodeFrame(sample) }
             try session.finishDelayedFrames()
             let leftGPU = acceleration == .required && !session.usingHardwareAcceleratedVideoDecoder
+            let decisions = session.hardwareDecisions
             session.invalidate()
-            collected.withLock { $0.fellBack = leftGPU }
+            collected.withLock {
+                $0.fellBack = leftGPU
+                $0.decisions = decisions
+            }
         } catch {
             collected.withLock { $0.error = error.reason }
         }
@@ -175,6 +195,25 @@ enum DeviceCheckCommand {
             if seconds > 0 { result.fps = Double(result.md5s.count) / seconds }
             return result
         }
+    }
+
+    /// `"separate layers: DMA-BUF NV12 … layers R8 GR88, modifier 0x0; composed: accepted"`:
+    /// how the driver exports the picture's surface, both ways.
+    static func describeExport(of image: PixelBuffer) -> String {
+        let separate: String
+        do throws(VTError) {
+            separate = "\(try image.exportDMABuf(separateLayers: true))"
+        } catch {
+            separate = "refused (\(error.reason))"
+        }
+        let composed: String
+        do throws(VTError) {
+            _ = try image.exportDMABuf(separateLayers: false)
+            composed = "accepted"
+        } catch {
+            composed = "refused (\(error.reason))"
+        }
+        return "separate layers: \(separate); composed: \(composed)"
     }
 
     private static func monotonicSeconds() -> Double {

@@ -52,6 +52,9 @@ enum {
 
 static atomic_long live_drivers, live_configs, live_contexts, live_surfaces, live_buffers, live_images;
 static atomic_long total_end_pictures, total_failed_end_pictures, total_syncs;
+// Successful vaDeriveImage and vaGetImage calls: only in the live report (VATBLiveObjects keeps
+// its layout), so that a subprocess test sees which read-back path its client took.
+static atomic_long total_derived_images, total_got_images;
 
 void vatb_test_driver_live_objects(VATBLiveObjects *out) {
     if (out == NULL) return;
@@ -179,6 +182,7 @@ typedef struct Driver {
     ObjectTable configs, contexts, surfaces, buffers, images;
     bool trace;
     bool live_report;
+    bool context_report;
     bool fail_create_config;
     bool fail_create_context;
     FaultWindow fail_end_picture, fail_sync;
@@ -374,6 +378,7 @@ static bool parse_profile_list(const char *name, bool flags[64]) {
 static void parse_environment(Driver *driver) {
     driver->trace = env_flag("VATB_TRACE");
     driver->live_report = env_flag("VATB_LIVE_REPORT");
+    driver->context_report = env_flag("VATB_CONTEXT_REPORT");
     driver->fail_create_config = env_flag("VATB_FAIL_CREATE_CONFIG");
     driver->fail_create_context = env_flag("VATB_FAIL_CREATE_CONTEXT");
     parse_fault_window("VATB_FAIL_END_PICTURE", &driver->fail_end_picture);
@@ -767,6 +772,12 @@ static VAStatus vatb_CreateContext(
     }
     if (status == VA_STATUS_SUCCESS) {
         atomic_fetch_add(&live_contexts, 1);
+        // The surfaces the client gave the decoder (its pool), for a test of what the client says
+        // it allocated.
+        if (driver->context_report) {
+            fprintf(stderr, "vatb: context %dx%d render_targets=%d\n", picture_width, picture_height,
+                num_render_targets);
+        }
     } else {
         free_context(context);
     }
@@ -1406,6 +1417,7 @@ static VAStatus vatb_DeriveImage(VADriverContextP ctx, VASurfaceID surface_id, V
         status = VA_STATUS_ERROR_OPERATION_FAILED; // see vatb_personality.c
     } else {
         status = add_image(driver, surface->fourcc, surface->width, surface->height, surface, surface_id, image);
+        if (status == VA_STATUS_SUCCESS) atomic_fetch_add(&total_derived_images, 1);
     }
     LEAVE();
 }
@@ -1497,6 +1509,7 @@ static VAStatus vatb_GetImage(
         if (status == VA_STATUS_SUCCESS && buffer != NULL && buffer->data != surface->data) {
             copy_planes(surface, buffer->data, &image->image, x, y, 0, 0, width, height, true);
         }
+        if (status == VA_STATUS_SUCCESS) atomic_fetch_add(&total_got_images, 1);
     }
     LEAVE();
 }
@@ -1732,9 +1745,9 @@ static VAStatus vatb_Terminate(VADriverContextP ctx) {
         vatb_test_driver_live_objects(&live);
         fprintf(stderr,
             "vatb: live drivers=%ld configs=%ld contexts=%ld surfaces=%ld buffers=%ld images=%ld "
-            "end_pictures=%ld failed_end_pictures=%ld syncs=%ld\n",
+            "end_pictures=%ld failed_end_pictures=%ld syncs=%ld derived_images=%ld got_images=%ld\n",
             live.drivers, live.configs, live.contexts, live.surfaces, live.buffers, live.images, live.end_pictures,
-            live.failed_end_pictures, live.syncs);
+            live.failed_end_pictures, live.syncs, atomic_load(&total_derived_images), atomic_load(&total_got_images));
     }
     return VA_STATUS_SUCCESS;
 }

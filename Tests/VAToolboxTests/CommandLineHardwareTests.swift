@@ -127,10 +127,12 @@ struct CommandLineHardwareTests {
 
     /// GPU faults: the summary says the session moved to the CPU and why, the faulted frames
     /// count as errors, and the exit status is 1.
-    @Test func decodeReportsAMoveToTheCPU() throws {
+    @Test(arguments: TestVADriver.personalities)
+    func decodeReportsAMoveToTheCPU(personality: String?) throws {
         let bpyramid = TestData.fixtures.appendingPathComponent("h264-high-bpyramid.264").path
-        let result = try Self.onTestDriver(
-            ["decode", "--device", "/dev/null", bpyramid], ["VATB_FAIL_END_PICTURE": "3:0"])
+        var extra = ["VATB_FAIL_END_PICTURE": "3:0"]
+        extra["VATB_PERSONALITY"] = personality
+        let result = try Self.onTestDriver(["decode", "--device", "/dev/null", bpyramid], extra)
         #expect(result.status == 1)
         #expect(result.text.contains("decoder: VA-API on the GPU (/dev/null), then libavcodec on the CPU"))
         #expect(result.text.contains("failed to decode 3 pictures in a row"))
@@ -163,6 +165,62 @@ struct CommandLineHardwareTests {
             let none = try CommandRunner.vatoolbox(["device-check", Self.fixture])
             #expect(none.status == 3)
             #expect(none.errorLines.count == 1)
+        }
+    }
+
+    /// Under each stream it decoded on the GPU, device-check prints what the GPU path did on this
+    /// driver, and each figure is the driver's own: the pool size is the number of render targets
+    /// the driver received at `vaCreateContext` (`VATB_CONTEXT_REPORT`), the read-backs are the
+    /// `vaDeriveImage`/`vaGetImage` calls it served (its live report), and the export says what
+    /// it accepted.
+    @Test(arguments: TestVADriver.personalities)
+    func deviceCheckPrintsTheDecisionsItTook(personality: String?) throws {
+        var extra = ["VATB_CONTEXT_REPORT": "1", "VATB_LIVE_REPORT": "1"]
+        if let personality { extra["VATB_PERSONALITY"] = personality }
+        let result = try Self.onTestDriver(["device-check", "--device", "/dev/null", Self.fixture], extra)
+        // The driver stamps: the frames differ from the CPU's.
+        #expect(result.status == 1, "\(result.standardError)")
+        let line = try #require(result.text.split(separator: "\n").first { $0.hasPrefix("    GPU: ") })
+        let renderTargets = result.errorLines.filter { $0.hasPrefix("vatb: context ") }.compactMap { line in
+            line.split(separator: " ").first { $0.hasPrefix("render_targets=") }.flatMap {
+                Int($0.dropFirst("render_targets=".count))
+            }
+        }
+        // The GPU session's context is the last one made (a support probe may come first).
+        let pool = try #require(renderTargets.last)
+        #expect(line.contains("GPU: pool \(pool) surfaces ("), "\(line)")
+        #expect(line.contains("driver limit 32") == (personality == "nvidia"), "\(line)")
+        if personality == "nvidia" { #expect(pool <= 32) }
+        let live = try #require(
+            result.errorLines.last { $0.hasPrefix("vatb: live ") }, "no live report: \(result.standardError)")
+        var counts: [String: Int] = [:]
+        for field in live.dropFirst("vatb: live ".count).split(separator: " ") {
+            let parts = field.split(separator: "=")
+            if parts.count == 2, let value = Int(parts[1]) { counts[String(parts[0])] = value }
+        }
+        // One read-back per picture (its MD5), through the path the personality's quirks choose.
+        // libavutil derives one image of each frames context it makes, to learn whether deriving
+        // works (`hwcontext_vaapi.c` `vaapi_frames_init`): one per context of the pool's size
+        // (the support probe's contexts have one surface), where deriving works (not on nvidia).
+        let derived = try #require(counts["derived_images"])
+        let got = try #require(counts["got_images"])
+        let framesContexts = renderTargets.filter { $0 == pool }.count
+        #expect(framesContexts >= 1)
+        let derivedByLibavutil = personality == "nvidia" ? 0 : framesContexts
+        if personality == "ihd" {
+            #expect(derived == 30 + derivedByLibavutil && got == 0, "\(counts)")
+            #expect(line.contains("read-back vaDeriveImage ×\(derived - derivedByLibavutil);"), "\(line)")
+        } else {
+            #expect(derived == derivedByLibavutil && got == 30, "\(counts)")
+            #expect(!line.contains("vaDeriveImage"), "\(line)")
+            #expect(line.contains("read-back vaGetImage ×\(got);"), "\(line)")
+        }
+        #expect(line.contains("export separate layers: DMA-BUF NV12 "), "\(line)")
+        #expect(line.contains("layers R8 \(personality == "nvidia" ? "RG88" : "GR88")"), "\(line)")
+        if personality == "nvidia" {
+            #expect(line.contains("composed: refused (the nvidia driver exports separate layers only"), "\(line)")
+        } else {
+            #expect(line.hasSuffix("composed: accepted"), "\(line)")
         }
     }
 

@@ -119,22 +119,25 @@ extension VATestDriverTests {
 
         /// The driver's environment for a subprocess: the reference stream, and the live report
         /// that says how many pictures the driver decoded and that nothing leaked.
-        static func environment(_ stream: Stream?) -> [String: String] {
+        static func environment(_ stream: Stream?, personality: String? = nil) -> [String: String] {
             var extra = ["VATB_LIVE_REPORT": "1"]
+            extra["VATB_PERSONALITY"] = personality
             if let stream { extra["VATB_REFERENCE_STREAM"] = stream.url.path }
             return TestVADriver.subprocessEnvironment(extra)
         }
 
         /// `ffmpeg -hwaccel vaapi` on the driver: frames downloaded from the surfaces, converted
         /// to the software decode's pixel format, hashed.
-        static func ffmpegOnTheDriver(_ stream: Stream, reference: Bool = true) throws -> CommandRunner.Result {
+        static func ffmpegOnTheDriver(
+            _ stream: Stream, reference: Bool = true, personality: String? = nil
+        ) throws -> CommandRunner.Result {
             try CommandRunner.run(
                 URL(fileURLWithPath: "/usr/bin/ffmpeg"),
                 [
                     "-v", "error", "-nostdin", "-init_hw_device", "vaapi=va:/dev/null", "-hwaccel", "vaapi",
                     "-hwaccel_device", "va", "-i", stream.url.path, "-autoscale", "0", "-pix_fmt", stream.pixelFormat,
                     "-f", "framemd5", "-",
-                ], environment: environment(reference ? stream : nil))
+                ], environment: environment(reference ? stream : nil, personality: personality))
         }
 
         /// The driver's `VATB_LIVE_REPORT` line: every count, by name.
@@ -189,12 +192,14 @@ extension VATestDriverTests {
                 "raw H.264 with field pictures (PAFF): ffmpeg's pts start at 1, vatoolbox's at 0"
         ]
 
-        static func vatoolboxFrameMD5(_ stream: Stream, hwaccel: String) throws -> CommandRunner.Result {
+        static func vatoolboxFrameMD5(
+            _ stream: Stream, hwaccel: String, personality: String? = nil
+        ) throws -> CommandRunner.Result {
             try CommandRunner.vatoolbox(
                 [
                     "framemd5", "--hwaccel", hwaccel, "--device", "/dev/null", "--pixel-format", stream.fourCC,
                     stream.url.path,
-                ], environment: Self.environment(stream))
+                ], environment: Self.environment(stream, personality: personality))
         }
 
         /// The size and MD5 columns of framemd5 text.
@@ -214,6 +219,30 @@ extension VATestDriverTests {
             let cpu = try Self.vatoolboxFrameMD5(stream, hwaccel: "none")
             #expect(run.text == cpu.text, "\(stream.name): the GPU's output against the tool's CPU output")
             #expect(Self.sizesAndMD5s(run.text) == Self.sizesAndMD5s(try stream.softwareFrameMD5()), "\(stream.name)")
+        }
+
+        /// Every stream above runs on the driver's own behaviour; under each personality, a
+        /// representative few: cropped H.264, 10-bit HEVC (P010), interlaced MPEG-2 (whose
+        /// surfaces Mesa refuses to derive), VP9 with hidden frames, and the left/top crop of
+        /// `CVFC1_Sony_C` through vatoolbox.
+        static let personalityStreams: [Stream] =
+            [
+                fixture("h264-cropped-642x362.264"), fixture("hevc-main10.265", "yuv420p10le"),
+                fixture("mpeg2-interlaced.ts"), fixture("vp9-profile0.ivf"),
+            ]
+
+        @Test(arguments: personalityStreams, ["ihd", "i965", "mesa", "nvidia"])
+        func ffmpegAndVatoolboxPrintTheSoftwareFrameMD5sUnderEachPersonality(
+            _ stream: Stream, personality: String
+        ) throws {
+            let ffmpeg = try Self.ffmpegOnTheDriver(stream, personality: personality)
+            #expect(ffmpeg.status == 0, "\(stream.name): \(ffmpeg.standardError)")
+            try stream.expectSoftwareFrameMD5(ffmpeg.text)
+            Self.expectDecodedOnTheDriver(ffmpeg.standardError, stream.name)
+            let vatoolbox = try Self.vatoolboxFrameMD5(stream, hwaccel: "vaapi", personality: personality)
+            #expect(vatoolbox.status == 0, "\(stream.name): \(vatoolbox.standardError)")
+            try stream.expectSoftwareFrameMD5(vatoolbox.text)
+            Self.expectDecodedOnTheDriver(vatoolbox.standardError, stream.name)
         }
 
         /// Without a reference stream the driver stamps: the same command prints other MD5s for
@@ -271,6 +300,8 @@ extension VATestDriverTests {
         /// from their fds, written as the software decode's planar format (Y, then Cb, then Cr;
         /// P010's 10 bits moved down to little-endian 16-bit words) over the visible area.
         static func md5(of buffer: DMABufDescriptor, width: Int, height: Int) -> String? {
+            let left = buffer.visibleRectangle.x
+            let top = buffer.visibleRectangle.y
             let planes = buffer.layers.flatMap(\.planes)
             guard planes.count == 2 else { return nil }
             var mappings: [UnsafeRawBufferPointer] = []
@@ -305,11 +336,14 @@ extension VATestDriverTests {
                 }
                 row.withUnsafeBytes { digest.update($0) }
             }
-            for y in 0..<height { hashRow(planes[0], row: y, first: 0, step: 1, count: width, into: &digest) }
+            for y in 0..<height {
+                hashRow(planes[0], row: top + y, first: left, step: 1, count: width, into: &digest)
+            }
             for component in 0..<2 {
                 for y in 0..<(height + 1) / 2 {
                     hashRow(
-                        planes[1], row: y, first: component, step: 2, count: (width + 1) / 2, into: &digest)
+                        planes[1], row: top / 2 + y, first: (left & ~1) + component, step: 2, count: (width + 1) / 2,
+                        into: &digest)
                 }
             }
             return digest.finish()
@@ -321,6 +355,11 @@ extension VATestDriverTests {
                 var isGPUSurface: Bool
                 /// The MD5 through separate layers, then through composed layers (nil: failed).
                 var md5s: [String?]
+                /// The pixel buffer's size.
+                var width: Int
+                var height: Int
+                /// The exported visible rectangle (separate layers).
+                var visibleRectangle: DMABufDescriptor.Rectangle?
             }
             private let list = Mutex<[Picture]>([])
             var all: [Picture] { list.withLock { $0 } }
@@ -334,7 +373,11 @@ extension VATestDriverTests {
                         guard let buffer = try? image.exportDMABuf(separateLayers: separateLayers) else { return nil }
                         return RealPixels.md5(of: buffer, width: image.width, height: image.height)
                     }
-                    self.list.withLock { $0.append(Picture(isGPUSurface: image.isGPUSurface, md5s: md5s)) }
+                    let visible = (try? image.exportDMABuf())?.visibleRectangle
+                    let picture = Picture(
+                        isGPUSurface: image.isGPUSurface, md5s: md5s, width: image.width, height: image.height,
+                        visibleRectangle: visible)
+                    self.list.withLock { $0.append(picture) }
                 }
             }
         }
@@ -371,6 +414,103 @@ extension VATestDriverTests {
                 #expect(picture.isGPUSurface, "\(name) picture \(index)")
                 #expect(picture.md5s == [frame.md5, frame.md5], "\(name) picture \(index): separate, composed")
             }
+        }
+
+        // MARK: - Cropping on the left and top
+
+        /// `CVFC1_Sony_C`: its SPS crops on every edge, the left and top included. libavcodec
+        /// crops a VA frame on the right and bottom only, so the GPU path crops the rest itself:
+        /// its pictures must be the CPU's, exactly (`-flags unaligned`: exact crop offsets).
+        static let leftTopCropped: Stream? = TestData.conformance.map {
+            Stream(
+                name: "JVT-AVC_V1/CVFC1_Sony_C.jsv", url: $0.appendingPathComponent("JVT-AVC_V1/CVFC1_Sony_C.jsv"),
+                pixelFormat: "yuv420p", oracle: nil)
+        }
+
+        /// The software decode's framemd5 of ``leftTopCropped``, cropped exactly.
+        static func exactlyCroppedSoftwareFrameMD5(_ stream: Stream) throws -> String {
+            let run = try CommandRunner.ffmpeg([
+                "-threads", "1", "-flags", "unaligned", "-i", stream.url.path, "-f", "framemd5", "-",
+            ])
+            try #require(run.status == 0, "ffmpeg's software decode: \(run.standardError)")
+            return run.text
+        }
+
+        @Test(.enabled(if: TestData.hasConformance), arguments: TestVADriver.personalities)
+        func vatoolboxOnTheDriverCropsTheLeftAndTopLikeTheCPU(personality: String?) throws {
+            let stream = try #require(Self.leftTopCropped)
+            let run = try Self.vatoolboxFrameMD5(stream, hwaccel: "vaapi", personality: personality)
+            #expect(run.status == 0, "\(run.standardError)")
+            Self.expectDecodedOnTheDriver(run.standardError, stream.name)
+            let expected = try Self.exactlyCroppedSoftwareFrameMD5(stream)
+            #expect(Stream.frameLines(expected).count > 0)
+            #expect(run.text == expected)
+            let cpu = try Self.vatoolboxFrameMD5(stream, hwaccel: "none")
+            #expect(run.text == cpu.text, "the GPU's output against the tool's CPU output")
+        }
+
+        /// In process: a session on the driver gives pictures of the cropped size (300x168, not
+        /// the 326x228 left after libavcodec's right and bottom crop) whose samples are the
+        /// software decode's, in the native NV12 (through DMA-BUF, from the exported visible
+        /// rectangle) and converted to I420.
+        @Test(.enabled(if: TestData.hasConformance))
+        func aSessionOnTheDriverCropsTheLeftAndTopLikeTheCPU() throws {
+            let stream = try #require(Self.leftTopCropped)
+            let expected = Stream.frameLines(try Self.exactlyCroppedSoftwareFrameMD5(stream)).map {
+                String($0.split(separator: ",").last ?? "").trimmingCharacters(in: .whitespaces)
+            }
+            var options = ElementaryStreamParser.Options()
+            options.frameDuration = MediaTime(value: 1, timescale: 25)
+            let samples = ElementaryStreamParser.samples(
+                in: try TestData.bytes(stream.url), codec: .h264, options: options)
+            let format = try #require(samples.first?.formatDescription)
+            let aperture = format.cleanAperture
+            #expect(aperture.left > 0 && aperture.top > 0, "the stream crops on the left and top")
+            let variables: [String: String?] = [
+                "LIBVA_DRIVERS_PATH": TestVADriver.buildDirectory.path, "LIBVA_DRIVER_NAME": TestVADriver.driverName,
+                "VATB_REFERENCE_STREAM": stream.url.path,
+            ]
+            let specification = DecoderSpecification(
+                hardwareAcceleration: .required, renderNodePath: "/dev/null", threadCount: 1)
+            // Native NV12, read through DMA-BUF from the visible rectangle.
+            let pictures = ExportedPictures()
+            let native = try TestVADriver.withEnvironment(variables) {
+                try DecompressionSession(
+                    formatDescription: format, decoderSpecification: specification, imageBufferAttributes: nil,
+                    outputHandler: pictures.handler)
+            }
+            for (index, sample) in samples.enumerated() { try native.decodeFrame(sample, frameRefcon: index) }
+            try native.finishDelayedFrames()
+            native.invalidate()
+            let exported = pictures.all
+            #expect(exported.count == expected.count)
+            for (index, (picture, md5)) in zip(exported, expected).enumerated() {
+                #expect(picture.isGPUSurface, "picture \(index)")
+                #expect(picture.width == aperture.width && picture.height == aperture.height)
+                #expect(
+                    picture.visibleRectangle
+                        == DMABufDescriptor.Rectangle(
+                            x: aperture.left, y: aperture.top, width: aperture.width,
+                            height: aperture.height), "picture \(index)")
+                #expect(picture.md5s == [md5, md5], "picture \(index): separate, composed")
+            }
+            // Converted to I420 from the read-back.
+            let converted = Mutex<[(width: Int, height: Int, md5: String)]>([])
+            let planar = try TestVADriver.withEnvironment(variables) {
+                try DecompressionSession(
+                    formatDescription: format, decoderSpecification: specification,
+                    imageBufferAttributes: ImageBufferAttributes(pixelFormat: .yuv420Planar)
+                ) { output in
+                    guard let image = output.imageBuffer else { return }
+                    converted.withLock { $0.append((image.width, image.height, image.md5)) }
+                }
+            }
+            for (index, sample) in samples.enumerated() { try planar.decodeFrame(sample, frameRefcon: index) }
+            try planar.finishDelayedFrames()
+            planar.invalidate()
+            let images = converted.withLock { $0 }
+            #expect(images.map(\.md5) == expected)
+            #expect(images.allSatisfy { $0.width == aperture.width && $0.height == aperture.height })
         }
     }
 }

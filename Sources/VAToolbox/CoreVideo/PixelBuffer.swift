@@ -51,10 +51,15 @@ public final class PixelBuffer: Sendable, CustomStringConvertible {
     ///   - copiedByteCount: Bytes copied to make the frame (0 when it is the decoder's own).
     init(taking frame: consuming FrameReference, pixelFormat: PixelFormat, copiedByteCount: Int = 0) {
         let pointer = frame.pointer
-        width = Int(pointer.pointee.width)
-        height = Int(pointer.pointee.height)
-        self.pixelFormat = pixelFormat
         let isSurface = pointer.pointee.format.pixelFormat == AV_PIX_FMT_VAAPI
+        // libavcodec crops a VA frame on the right and bottom only, through its size; the left
+        // and top crop stays in its crop fields, and the read-back (``SurfaceMapping``) applies
+        // it. The displayed size is what is left of both.
+        let left = isSurface ? Int(pointer.pointee.crop_left) : 0
+        let top = isSurface ? Int(pointer.pointee.crop_top) : 0
+        width = Int(pointer.pointee.width) - left
+        height = Int(pointer.pointee.height) - top
+        self.pixelFormat = pixelFormat
         let dataFormat = isSurface ? CFFmpeg_frame_hw_sw_format(pointer) : pointer.pointee.format.pixelFormat
         planeCount = Int(av_pix_fmt_count_planes(dataFormat))
         self.storage = Mutex(Storage(frame: frame))

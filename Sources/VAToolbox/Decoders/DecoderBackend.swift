@@ -48,6 +48,8 @@ struct HardwareDecoding: Sendable {
     let renderNode: RenderNode
     /// What its driver decodes.
     let capabilities: HardwareCapabilities
+    /// What the back end decided on its driver (``DecompressionSession/hardwareDecisions``).
+    let decisions: HardwareDecisionRecord
 }
 
 /// A picture out of a back end, with the token of the sample it came from and its own answers:

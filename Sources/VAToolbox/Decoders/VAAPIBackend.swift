@@ -63,11 +63,13 @@ final class VAAPIBackend: DecoderBackend {
         let device = (try? VADevice.openSeparate(like: device)) ?? device
         self.device = device
         self.profile = profile
-        hardware = HardwareDecoding(renderNode: device.renderNode, capabilities: device.capabilities)
+        hardware = HardwareDecoding(
+            renderNode: device.renderNode, capabilities: device.capabilities, decisions: device.decisions)
         let allowance = SurfaceAllowance(spareSurfaces: max(1, extraSurfaces))
         self.allowance = allowance
         let negotiation = FormatNegotiation(
-            extraSurfaces: extraSurfaces, renderTargetLimit: device.quirks.renderTargetLimit, allowance: allowance)
+            extraSurfaces: extraSurfaces, renderTargetLimit: device.quirks.renderTargetLimit, allowance: allowance,
+            decisions: device.decisions)
         self.negotiation = negotiation
         let support = formatDescription.codecSupport
         let isExact = support.isExactHardwareProfile(VAProfile(rawValue: profile.vaProfile), for: formatDescription)
@@ -202,11 +204,17 @@ final class FormatNegotiation {
     private(set) var failure: VTError?
     /// The pool made at the last `get_format` call, for diagnostics.
     private(set) var pool: SurfacePool?
+    /// Where the pool is recorded for ``DecompressionSession/hardwareDecisions``.
+    private let decisions: HardwareDecisionRecord?
 
-    init(extraSurfaces: Int, renderTargetLimit: Int?, allowance: SurfaceAllowance) {
+    init(
+        extraSurfaces: Int, renderTargetLimit: Int?, allowance: SurfaceAllowance,
+        decisions: HardwareDecisionRecord? = nil
+    ) {
         self.extraSurfaces = extraSurfaces
         self.renderTargetLimit = renderTargetLimit
         self.allowance = allowance
+        self.decisions = decisions
     }
 
     /// Picks `AV_PIX_FMT_VAAPI` and installs a frames context with room for libavcodec's
@@ -253,6 +261,7 @@ final class FormatNegotiation {
         parameters.pointee.initial_pool_size = Int32(pool.size)
         allowance.spareSurfaces = pool.spares
         self.pool = pool
+        decisions?.record(pool)
         status = av_hwframe_ctx_init(frames)
         guard status >= 0 else {
             var unwanted: UnsafeMutablePointer<AVBufferRef>? = frames

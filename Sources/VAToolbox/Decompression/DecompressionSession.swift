@@ -61,6 +61,9 @@ public final class DecompressionSession: Sendable {
     public var hardwareUnavailableReason: String? { state.withLock { $0.hardwareUnavailableReason } }
     /// The render node decoding, while the GPU decodes.
     public var renderNode: RenderNode? { state.withLock { $0.hardware?.renderNode } }
+    /// What the GPU path decided on this driver so far (the surface pool it allocated, how it read
+    /// surfaces back), for diagnostics; nil on the CPU. Not part of VideoToolbox.
+    public var hardwareDecisions: HardwareDecisions? { state.withLock { $0.hardware?.decisions.current } }
     /// The pixel format the decoder produces for the session's first format description, handed
     /// out without copying when no other format is requested. (A later format with another bit
     /// depth or chroma format changes it; each ``PixelBuffer`` says its own.)

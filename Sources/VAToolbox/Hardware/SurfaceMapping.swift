@@ -68,6 +68,7 @@ enum SurfaceMapping {
         let mapping: ImageMapping
         if device?.quirks.readBack == .deriveImage, let derived = derive(display, surface, device: device) {
             mapping = derived
+            device?.decisions.recordReadBack(.deriveImage)
         } else {
             let key = ImageCache.Key(
                 fourCC: is10Bit ? CVAAPI_FOURCC_P010 : CVAAPI_FOURCC_NV12, width: surfaceWidth, height: surfaceHeight)
@@ -81,6 +82,7 @@ enum SurfaceMapping {
             try VAStatusCheck.check(
                 vaGetImage(display, surface, 0, 0, UInt32(surfaceWidth), UInt32(surfaceHeight), image.image_id),
                 "vaGetImage", as: .videoDecoderMalfunction, "reading the surface back from the GPU")
+            device?.decisions.recordReadBack(.getImage)
         }
         var image = mapping.image
         var base: UnsafeMutableRawPointer?
@@ -103,9 +105,12 @@ enum SurfaceMapping {
         av_frame_copy_props(output, frame)
         output.pointee.format = softwareFormat.rawValue
         // The VA frame is cropped on the right and bottom already (libavcodec cannot move a
-        // surface's origin); the left and top crop is applied to the read-back planes.
-        let left = Int(frame.pointee.crop_left) & ~1
-        let top = Int(frame.pointee.crop_top) & ~1
+        // surface's origin); the left and top crop is applied to the read-back planes, exactly,
+        // as `av_frame_apply_cropping` with `AV_FRAME_CROP_UNALIGNED` crops a software frame: the
+        // luma plane from the offset itself, the interleaved chroma plane from the sample pair
+        // and row that hold it. The size matches ``PixelBuffer``'s.
+        let left = Int(frame.pointee.crop_left)
+        let top = Int(frame.pointee.crop_top)
         output.pointee.width = frame.pointee.width - Int32(left)
         output.pointee.height = frame.pointee.height - Int32(top)
         var lumaPitch: UInt32 = 0
@@ -118,7 +123,7 @@ enum SurfaceMapping {
         let bytes = base.assumingMemoryBound(to: UInt8.self)
         CFFmpeg_frame_set_planes(
             output, buffer, bytes + Int(lumaOffset) + top * Int(lumaPitch) + left * sampleBytes, Int32(lumaPitch),
-            bytes + Int(chromaOffset) + top / 2 * Int(chromaPitch) + left * sampleBytes, Int32(chromaPitch))
+            bytes + Int(chromaOffset) + top / 2 * Int(chromaPitch) + (left & ~1) * sampleBytes, Int32(chromaPitch))
         output.pointee.crop_left = 0
         output.pointee.crop_top = 0
         output.pointee.crop_right = 0

@@ -44,6 +44,8 @@ public final class VADevice: @unchecked Sendable, CustomStringConvertible {
     let faults: DriverTableHooks?
     /// Images kept for reading surfaces back (`vaGetImage`), by format and size.
     let images: ImageCache
+    /// What the back end decoding on this display decided (its pool, its read-backs).
+    let decisions: HardwareDecisionRecord
     private let fd: Int32
     private let messages: VAMessageLog
 
@@ -108,6 +110,7 @@ public final class VADevice: @unchecked Sendable, CustomStringConvertible {
         self.capabilities = known ?? Self.queryCapabilities(opened.display)
         self.faults = DriverTableHooks(display: opened.display)
         self.images = ImageCache(display: opened.display)
+        self.decisions = HardwareDecisionRecord(quirks: quirks)
         SurfaceMapping.register(self)
     }
 
