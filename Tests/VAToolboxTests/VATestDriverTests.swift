@@ -650,6 +650,28 @@ import Testing
 
     static let faultFixture = TestData.fixtures.appendingPathComponent("h264-main-cabac.264")
 
+    /// Every picture through ffmpeg under each personality, on a few fixtures (every fixture runs
+    /// on the driver's own behaviour above): every frame comes out, stamped with an access unit of
+    /// the stream, in the software decode's sizes.
+    @Test(
+        .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/ffmpeg")),
+        arguments: ["h264-high-bpyramid.264", "hevc-main10.265", "h264-mbaff.264"], ["ihd", "i965", "mesa", "nvidia"])
+    func ffmpegHwaccelDecodesEveryPictureUnderEachPersonality(name: String, personality: String) throws {
+        let fixture = try #require(Self.hardwareFixtures.first { $0.name == name })
+        let run = try Self.ffmpeg(fixture.url, tenBit: fixture.tenBit, environment: ["VATB_PERSONALITY": personality])
+        try #require(run.status == 0, "ffmpeg failed: \(run.log)")
+        let sizes = try Self.frameSizes(fixture.url)
+        #expect(run.output.count == sizes.reduce(0, +))
+        var stamps: [DriverStamp] = []
+        var offset = 0
+        for size in sizes where offset + size <= run.output.count {
+            stamps.append(try #require(DriverStamp(run.output[offset..<offset + size])))
+            offset += size
+        }
+        #expect(stamps.allSatisfy { $0.magic == "VATB" && $0.profile == fixture.profile })
+        #expect(stamps.map(\.hash).sorted() == (try Self.accessUnits(fixture)).map(\.hash).sorted())
+    }
+
     /// When the hwaccel cannot be set up, libavcodec falls back to software frames, which the
     /// hwdownload filter cannot take: ffmpeg fails without output.
     @Test(
@@ -659,9 +681,12 @@ import Testing
             ("VATB_FAIL_CREATE_CONFIG", "1", "Failed to create decode configuration"),
             ("VATB_MAX_SIZE", "160x120", "Hardware does not support image size 320x240"),
             ("VATB_UNSUPPORTED_PROFILES", "H264Main,H264High", "Failed setup for format vaapi"),
-        ])
-    func ffmpegFailsWhenTheHwaccelCannotBeSetUp(variable: String, value: String, message: String) throws {
-        let run = try Self.ffmpeg(Self.faultFixture, environment: [variable: value])
+        ], TestVADriver.personalities)
+    func ffmpegFailsWhenTheHwaccelCannotBeSetUp(fault: (String, String, String), personality: String?) throws {
+        let (variable, value, message) = fault
+        var environment = [variable: value]
+        environment["VATB_PERSONALITY"] = personality
+        let run = try Self.ffmpeg(Self.faultFixture, environment: environment)
         #expect(run.status != 0)
         #expect(run.output.isEmpty)
         #expect(run.log.contains(message), "\(run.log)")
@@ -675,9 +700,13 @@ import Testing
     /// - the failed non-reference picture is dropped;
     /// - the IDR picture (decoded fine, 1st in decode order) is lost as well: libavcodec returns the
     ///   error for the packet whose picture failed and drops the frame that was due for output then.
-    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/ffmpeg")))
-    func ffmpegAfterAFailedEndPicture() throws {
-        let run = try Self.ffmpeg(Self.faultFixture, environment: ["VATB_FAIL_END_PICTURE": "3:2"], threads: 1)
+    @Test(
+        .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/ffmpeg")),
+        arguments: TestVADriver.personalities)
+    func ffmpegAfterAFailedEndPicture(personality: String?) throws {
+        var environment = ["VATB_FAIL_END_PICTURE": "3:2"]
+        environment["VATB_PERSONALITY"] = personality
+        let run = try Self.ffmpeg(Self.faultFixture, environment: environment, threads: 1)
         #expect(run.status == 0, "\(run.log)")
         #expect(run.log.components(separatedBy: "Failed to end picture decode issue: 23").count - 1 == 2)
         let frameSize = 320 * 240 * 3 / 2
@@ -696,9 +725,13 @@ import Testing
     }
 
     /// A failed vaSyncSurface fails hwdownload, and ffmpeg stops with an error.
-    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/ffmpeg")))
-    func ffmpegStopsWhenSyncFails() throws {
-        let run = try Self.ffmpeg(Self.faultFixture, environment: ["VATB_FAIL_SYNC": "5"])
+    @Test(
+        .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/ffmpeg")),
+        arguments: TestVADriver.personalities)
+    func ffmpegStopsWhenSyncFails(personality: String?) throws {
+        var environment = ["VATB_FAIL_SYNC": "5"]
+        environment["VATB_PERSONALITY"] = personality
+        let run = try Self.ffmpeg(Self.faultFixture, environment: environment)
         #expect(run.status != 0)
         #expect(run.log.contains("Failed to download frame"), "\(run.log)")
         #expect(run.output.count < 30 * 320 * 240 * 3 / 2)
