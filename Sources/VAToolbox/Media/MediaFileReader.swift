@@ -231,6 +231,8 @@ public final class MediaFileReader {
     /// presented before `time` are ``SampleAttachments/doNotDisplay``: decoded as references,
     /// not shown, so that the first picture out is the one at `time` — frame-accurate random
     /// access for the cost of decoding from the sync sample, as the ffmpeg CLI's `-ss` does.
+    /// A raw H.264/HEVC stream, whose time stamps exist only as it is read in order, is read
+    /// again from its start up to `time` (holding the samples from the last sync sample).
     ///
     /// - Parameters:
     ///   - time: A presentation time on the track's time line (add ``startTime`` to a time
