@@ -149,6 +149,16 @@ struct ParsedArguments {
     /// `--track N`: the stream index of the video track to read; nil without the option.
     func track() throws(CommandFailure) -> Int? { try integer("track", in: 0...Int(Int32.max)) }
 
+    /// `--frame-rate RATE` (`30000/1001`, `24`): the frame rate of a raw stream that states
+    /// none, as ffmpeg's `-framerate`; nil without the option.
+    func frameRate() throws(CommandFailure) -> FrameRate? {
+        guard let value = values["frame-rate"] else { return nil }
+        guard let rate = FrameRate(value) else {
+            throw .usage("option '--frame-rate' needs a positive rate such as 24 or 30000/1001, not '\(value)'")
+        }
+        return rate
+    }
+
     /// `--pixel-format FOURCC` as image buffer attributes (nil without the option).
     func pixelFormat() throws(CommandFailure) -> PixelFormat? {
         guard let value = values["pixel-format"] else { return nil }
@@ -165,5 +175,5 @@ let decoderOptions = [
 ]
 
 /// The options of the commands that read a file's video track (decode, framemd5, snapshot,
-/// thumbnails): `--track N`.
-let inputOptions = [OptionSpec(name: "track")]
+/// thumbnails): `--track N`, and `--frame-rate RATE` for raw streams.
+let inputOptions = [OptionSpec(name: "track"), OptionSpec(name: "frame-rate")]

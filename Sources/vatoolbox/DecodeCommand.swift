@@ -12,6 +12,7 @@ enum DecodeCommand {
     static let usage = """
         usage: vatoolbox decode INPUT [-o OUT.y4m|OUT.yuv|-] [--pixel-format FOURCC] [--hwaccel auto|vaapi|none]
                                       [--device PATH] [--frames N] [--threads N] [--format y4m|yuv] [--track N]
+                                      [--frame-rate RATE]
 
         Decodes INPUT — H.264, HEVC, AV1, VP9, VP8 or MPEG-2 video: a raw H.264/HEVC Annex B stream
         (.264 .h264 .265 .h265 .hevc, or - for standard input), an IVF file (VP8, VP9, AV1), an AV1 OBU
@@ -34,6 +35,8 @@ enum DecodeCommand {
               --threads N          software decoding threads (0, the default: one per core)
               --track N            the video track to decode, by stream index (ffprobe's Stream #0:N); by
                                    default the one ffmpeg picks
+              --frame-rate RATE    the frame rate of a raw stream that states none (24, 30000/1001), like
+                                   ffmpeg's -framerate; 25 by default (a rate in the stream wins)
         """
 
     static func run(_ arguments: [String]) throws(CommandFailure) {
@@ -64,7 +67,7 @@ enum DecodeCommand {
                 "Y4M cannot carry \(requestedFormat) pictures; write raw planes (-o OUT.yuv), or choose a planar "
                     + "--pixel-format (y420, y422, y444, y0l0, y2l0, y4l0)")
         }
-        let source = try SampleSource(path: path, track: try parsed.track())
+        let source = try SampleSource(path: path, track: try parsed.track(), frameRate: try parsed.frameRate())
         // Y4M is planar: pictures from the GPU (NV12/P010) are converted to the planar format the
         // CPU would decode to. (A CPU session asked for its own format converts nothing.)
         let planar = DecompressionSession.nativePixelFormat(for: source.firstFormat, hardware: false)
@@ -72,7 +75,7 @@ enum DecodeCommand {
             requestedFormat ?? (writesY4M && specification.hardwareAcceleration != .disabled ? planar : nil)
         let output = try outputPath.map { (path) throws(CommandFailure) in try OutputFile(path: path) }
         let summaryToStandardError = outputPath == "-"
-        let timing = StreamTiming.probe(path: path, format: source.firstFormat, track: source.trackIndex)
+        let timing = source.streamTiming
         let writer = PictureWriter(output: output, y4m: writesY4M, format: source.firstFormat, timing: timing)
         let total = [frameLimit, timing.frameCount].compactMap { $0 }.min()
         let progress = ProgressBar(total: total)

@@ -7,7 +7,7 @@ import VAToolbox
 enum FrameMD5Command {
     static let usage = """
         usage: vatoolbox framemd5 INPUT [--pixel-format FOURCC] [--hwaccel auto|vaapi|none] [--device PATH]
-                                        [--threads N] [--track N] [-o OUT]
+                                        [--threads N] [--track N] [--frame-rate RATE] [-o OUT]
 
         Decodes INPUT (raw .264/.265 Annex B, IVF, .obu, .m2v, MP4, MKV/WebM, TS …; - for standard input;
         H.264, HEVC, AV1, VP9, VP8 or MPEG-2) and prints one line
@@ -22,6 +22,8 @@ enum FrameMD5Command {
               --device PATH        the DRM render node to use, e.g. /dev/dri/renderD128
               --threads N          software decoding threads (0: one per core)
               --track N            the video track, by stream index (like ffmpeg's -map 0:N)
+              --frame-rate RATE    the frame rate of a raw stream that states none (24, 30000/1001),
+                                   like ffmpeg's -framerate; 25 by default
 
         Damaged samples do not stop it: their pictures are hashed as ffmpeg decodes them, and standard
         error then lists the damaged samples and frames with errors; the exit status is 1.
@@ -40,17 +42,16 @@ enum FrameMD5Command {
         let path = try parsed.singleInput()
         let specification = try parsed.decoderSpecification()
         let pixelFormat = try parsed.pixelFormat()
-        let source = try SampleSource(path: path, track: try parsed.track())
+        let source = try SampleSource(path: path, track: try parsed.track(), frameRate: try parsed.frameRate())
         let output = try OutputFile(path: parsed.values["output"] ?? "-")
-        let timing = StreamTiming.probe(path: path, format: source.firstFormat, track: source.trackIndex)
+        let timing = source.streamTiming
         let hasher = FrameHasher(
             output: output, timing: timing, reorderDelay: source.firstFormat.stream.maxNumReorderFrames)
         let report = try DecodeLoop.run(
             source: source, specification: specification,
             attributes: pixelFormat.map { ImageBufferAttributes(pixelFormat: $0) },
             onFrame: { frame throws(CommandFailure) in try hasher.add(frame) },
-            // Raw Annex B samples carry no time stamps of ffmpeg's to reproduce.
-            onSample: source.isRawStream ? nil : { hasher.record($0) })
+            onSample: { hasher.record($0) })
         try output.flush()
         guard report.frames > 0 else { throw .input("\(path): no picture could be decoded") }
         for line in report.problemLines { printError(line) }
@@ -114,7 +115,7 @@ final class FrameHasher: @unchecked Sendable {
     /// time stamp (an MPEG-2 I or P picture in an elementary stream): the decode time stamp of
     /// the packet that released it — the sample `reorderDelay` after it in decode order — or,
     /// past the last sample, the ffmpeg CLI's prediction (the last decode time stamp plus a
-    /// frame per sample). Nil when the samples carry no time stamps at all (raw Annex B).
+    /// frame per sample). Nil when the samples carry no time stamps at all.
     private func guessedTime(of frame: DecodedFrame) -> MediaTime? {
         let position = frame.index + reorderDelay
         return decodeTimes.withLock { times -> MediaTime? in

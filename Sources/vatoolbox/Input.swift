@@ -75,8 +75,13 @@ final class SampleSource {
     /// The format description of the first sample.
     let firstFormat: VideoFormatDescription
 
+    /// The frame rate given for a raw stream that states none (`--frame-rate`).
+    let frameRate: FrameRate?
+
     private var reader: MediaFileReader?
     private var parser: ElementaryStreamParser?
+    /// For raw streams: the library's time stamper, which gives the samples ffmpeg's times.
+    private var stamper: AnnexBTimeStamper?
     private var descriptor: Int32 = -1
     private var queued: [SampleBuffer] = []
     private var queuedIndex = 0
@@ -88,11 +93,13 @@ final class SampleSource {
     ///   - path: The file, or `-`.
     ///   - track: The stream index of the video track to read (`--track`); nil for the one the
     ///     ffmpeg CLI picks. Raw streams have one track, 0.
+    ///   - frameRate: The frame rate of a raw stream that states none (`--frame-rate`).
     /// - Throws: A failure with exit status 1 when the file is missing, unreadable, not a media
     ///   file or has nothing decodable; 3 when its video is not H.264 or HEVC; 2 when `track` is
     ///   not one of its video tracks.
-    init(path: String, track: Int? = nil) throws(CommandFailure) {
+    init(path: String, track: Int? = nil, frameRate: FrameRate? = nil) throws(CommandFailure) {
         self.path = path
+        self.frameRate = frameRate
         if path != "-" {
             var status = stat()
             guard stat(path, &status) == 0 else { throw .input("cannot open \(path): \(systemError())") }
@@ -100,7 +107,7 @@ final class SampleSource {
         }
         if !StreamSniffer.isRawStream(path: path) {
             do throws(VTError) {
-                let reader = try MediaFileReader(path: path, track: track)
+                let reader = try MediaFileReader(path: path, track: track, frameRate: frameRate)
                 self.reader = reader
                 codec = reader.codecType
                 containerName = reader.containerName
@@ -118,19 +125,25 @@ final class SampleSource {
         let first = try Self.read(descriptor, path: path)
         codec = StreamSniffer.codec(path: path, bytes: first)
         var parser = ElementaryStreamParser(codec: codec)
-        queued = parser.parse(first)
-        if first.isEmpty { finished = true }
-        // Read on until the first access unit is complete: it carries the first description.
+        var stamper = AnnexBTimeStamper(codec: codec, assumedFrameDuration: frameRate?.frameDuration)
+        queued = parser.parse(first).flatMap { stamper.stamp($0) }
+        if first.isEmpty {
+            queued += stamper.finish()
+            finished = true
+        }
+        // Read on until the first access unit is complete (and stamped): it carries the first
+        // description.
         while queued.isEmpty && !finished {
             let chunk = try Self.read(descriptor, path: path)
             if chunk.isEmpty {
-                queued += parser.finish()
+                queued += parser.finish().flatMap { stamper.stamp($0) } + stamper.finish()
                 finished = true
             } else {
-                queued += parser.parse(chunk)
+                queued += parser.parse(chunk).flatMap { stamper.stamp($0) }
             }
         }
         self.parser = parser
+        self.stamper = stamper
         guard let format = queued.first?.formatDescription else {
             let name = path == "-" ? "standard input" : path
             var message = "\(name): no decodable \(codec == .h264 ? "H.264" : "HEVC") access unit found"
@@ -143,9 +156,38 @@ final class SampleSource {
 
     deinit { closeDescriptor() }
 
-    /// Whether the input is a raw Annex B stream (cut by the elementary stream parser), whose
-    /// samples carry no time stamps, rather than a file libavformat reads.
+    /// Whether the input is a raw Annex B stream (cut by the elementary stream parser and
+    /// stamped by ``AnnexBTimeStamper``), rather than a file libavformat reads.
     var isRawStream: Bool { reader == nil }
+
+    /// What the container says of the track read, as the library reads it: for a container, the
+    /// reader's track; for a raw stream file, the track libavformat sees in it (with
+    /// `--frame-rate` as its assumed rate); nil for standard input or a raw stream libavformat
+    /// cannot open.
+    var mediaTrack: MediaTrack? {
+        if let reader { return reader.track }
+        guard path != "-" else { return nil }
+        return try? MediaFileReader(path: path, frameRate: frameRate).track
+    }
+
+    /// The timing the ffmpeg CLI sees: for a container, its track's frame rate (the one ffmpeg
+    /// picks), start time and sample aspect ratio; for a raw stream, the frame rate its samples
+    /// are stamped at, from a start time of zero.
+    var streamTiming: StreamTiming {
+        if let reader, let duration = reader.track.frameDuration, duration.value > 0, duration.timescale > 0 {
+            return StreamTiming(
+                frameRate: (Int(duration.timescale), Int(duration.value)),
+                frameCount: reader.track.isFrameCountExact ? reader.track.frameCount : nil,
+                startTime: reader.startTime, containerAspectRatio: reader.track.pixelAspectRatio)
+        }
+        let duration =
+            stamper?.frameDuration(of: firstFormat)
+            ?? firstFormat.stream.frameDuration.flatMap { $0.value > 0 ? $0 : nil }
+            ?? AnnexBTimeStamper.defaultFrameDuration
+        return StreamTiming(
+            frameRate: reduced(Int(duration.timescale), Int(duration.value)),
+            startTime: reader?.startTime ?? .zero, containerAspectRatio: reader?.track.pixelAspectRatio)
+    }
 
     /// Parser diagnostics (raw streams), for warnings.
     var diagnostics: [VTError] { parser?.diagnostics ?? [] }
@@ -223,16 +265,17 @@ final class SampleSource {
 
     /// Reads and parses the next chunk of a raw stream.
     private func fill() throws(CommandFailure) {
-        guard var parser else { return }
+        guard var parser, var stamper else { return }
         let chunk = try Self.read(descriptor, path: path)
         if chunk.isEmpty {
-            queued += parser.finish()
+            queued += parser.finish().flatMap { stamper.stamp($0) } + stamper.finish()
             finished = true
             closeDescriptor()
         } else {
-            queued += parser.parse(chunk)
+            queued += parser.parse(chunk).flatMap { stamper.stamp($0) }
         }
         self.parser = parser
+        self.stamper = stamper
     }
 
     private func closeDescriptor() {
@@ -260,17 +303,17 @@ final class SampleSource {
     }
 }
 
-/// What libavformat says about a file's video stream, the way the ffmpeg CLI sees it: the frame
-/// rate `ffmpeg` picks for its output time base (`av_guess_frame_rate`), the file's start time
-/// (which the CLI subtracts from every time stamp) and the container's sample aspect ratio
-/// (which the CLI puts on every decoded picture).
+/// A stream's timing the way the ffmpeg CLI sees it (``SampleSource/streamTiming`` reads it from
+/// the library): the frame rate `ffmpeg` picks for its output time base (`av_guess_frame_rate`,
+/// or a raw stream's stamping rate), the file's start time (which the CLI subtracts from every
+/// time stamp) and the container's sample aspect ratio (which the CLI puts on every decoded
+/// picture).
 struct StreamTiming {
     /// Frames per second as a fraction.
     var frameRate: (num: Int, den: Int)
     /// The number of frames, when the container says (`AVStream.nb_frames`).
     var frameCount: Int? = nil
-    /// `AVFormatContext.start_time`, zero when libavformat knows none; nil when the file was not
-    /// probed (standard input).
+    /// `AVFormatContext.start_time`, zero when libavformat knows none (and for raw streams).
     var startTime: MediaTime? = nil
     /// The container's sample aspect ratio (`AVStream.sample_aspect_ratio`: MP4 `pasp`, Matroska
     /// display size), when it states one; the ffmpeg CLI gives it precedence over the codec's.
@@ -283,37 +326,6 @@ struct StreamTiming {
     /// container's when it states one, else the picture's.
     func aspectRatio(of image: PixelBuffer) -> PixelAspectRatio? {
         containerAspectRatio ?? image.attachments.pixelAspectRatio
-    }
-
-    /// Probes `path` with libavformat; for standard input (or when probing fails) the frame rate
-    /// comes from the stream's timing information, or is ffmpeg's default of 25.
-    static func probe(path: String, format: VideoFormatDescription, track: Int? = nil) -> StreamTiming {
-        if path != "-", let probed = probeFile(path: path, track: track) { return probed }
-        if let duration = format.stream.frameDuration, duration.value > 0, duration.timescale > 0 {
-            return StreamTiming(frameRate: reduced(Int(duration.timescale), Int(duration.value)))
-        }
-        return StreamTiming(frameRate: (25, 1))
-    }
-
-    private static func probeFile(path: String, track: Int?) -> StreamTiming? {
-        var context: UnsafeMutablePointer<AVFormatContext>?
-        guard avformat_open_input(&context, path, nil, nil) >= 0, let opened = context else { return nil }
-        defer { avformat_close_input(&context) }
-        guard avformat_find_stream_info(opened, nil) >= 0 else { return nil }
-        let index = track.map(Int32.init) ?? av_find_best_stream(opened, AVMEDIA_TYPE_VIDEO, -1, -1, nil, 0)
-        guard index >= 0, index < opened.pointee.nb_streams, let stream = opened.pointee.streams[Int(index)] else {
-            return nil
-        }
-        let rate = av_guess_frame_rate(opened, stream, nil)
-        guard rate.num > 0, rate.den > 0 else { return nil }
-        let count = Int(stream.pointee.nb_frames)
-        let start = opened.pointee.start_time
-        let sar = stream.pointee.sample_aspect_ratio
-        return StreamTiming(
-            frameRate: (Int(rate.num), Int(rate.den)), frameCount: count > 0 ? count : nil,
-            startTime: MediaTime(value: start == CFFmpeg_AV_NOPTS_VALUE() ? 0 : start, timescale: 1_000_000),
-            containerAspectRatio: sar.num > 0 && sar.den > 0
-                ? PixelAspectRatio(horizontalSpacing: Int(sar.num), verticalSpacing: Int(sar.den)) : nil)
     }
 }
 

@@ -5,7 +5,7 @@ import VAToolbox
 enum SnapshotCommand {
     static let usage = """
         usage: vatoolbox snapshot INPUT (--frame N | --time SECONDS) -o OUT.png [--hwaccel auto|vaapi|none]
-                                  [--device PATH] [--threads N] [--track N]
+                                  [--device PATH] [--threads N] [--track N] [--frame-rate RATE]
 
         Decodes INPUT up to picture N (counted from 0 in presentation order, like ffmpeg's
         select=eq(n\\,N)) and writes it as an RGB PNG (libavcodec's PNG encoder), at the stream's size.
@@ -16,6 +16,7 @@ enum SnapshotCommand {
               --time SECONDS   the time of the picture, from the start of the file (a container, not
                                a raw stream)
               --track N        the video track, by stream index (default: the one ffmpeg picks)
+              --frame-rate RATE  the frame rate of a raw stream that states none (default 25)
           -o, --output OUT     the PNG file to write
         """
 
@@ -42,7 +43,7 @@ enum SnapshotCommand {
         }
         let wanted = seconds == nil ? try parsed.integer("frame") ?? 0 : 0
         let specification = try parsed.decoderSpecification()
-        let source = try SampleSource(path: path, track: try parsed.track())
+        let source = try SampleSource(path: path, track: try parsed.track(), frameRate: try parsed.frameRate())
         if let seconds { try source.seek(toSeconds: seconds) }
         let captured = Mutex<RGBImage?>(nil)
         let report = try DecodeLoop.run(
@@ -69,6 +70,7 @@ enum ThumbnailsCommand {
     static let usage = """
         usage: vatoolbox thumbnails INPUT -o OUT.png [--count N] [--width W] [--columns C]
                                     [--hwaccel auto|vaapi|none] [--device PATH] [--threads N] [--track N]
+                                    [--frame-rate RATE]
 
         Decodes INPUT and writes a contact sheet: N pictures spread evenly over the stream, each scaled
         to W pixels wide (the height follows the picture's display aspect), in a grid, with the
@@ -79,6 +81,7 @@ enum ThumbnailsCommand {
               --columns C   pictures per row (default 4, or N when fewer)
           -o, --output OUT  the PNG file to write
               --track N     the video track, by stream index (default: the one ffmpeg picks)
+              --frame-rate RATE  the frame rate of a raw stream that states none (default 25)
 
         Damaged samples do not stop it; they and frames with errors are listed on standard error
         after the sheet is written, and the exit status is then 1.
@@ -106,7 +109,8 @@ enum ThumbnailsCommand {
         // First pass: how many pictures there are, to spread the picks (two field samples make
         // one picture; hidden VP8/VP9/AV1 frames make none).
         let track = try parsed.track()
-        let counter = try SampleSource(path: path, track: track)
+        let frameRate = try parsed.frameRate()
+        let counter = try SampleSource(path: path, track: track, frameRate: frameRate)
         var fields = FieldCounter()
         var shown = ShownFrameCounter()
         var total = 0
@@ -116,9 +120,9 @@ enum ThumbnailsCommand {
         total += fields.count / 2
         let picks = Set((0..<count).map { ($0 * total + total / 2) / count })
 
-        let source = try SampleSource(path: path, track: track)
+        let source = try SampleSource(path: path, track: track, frameRate: frameRate)
         let format = source.firstFormat
-        let timing = StreamTiming.probe(path: path, format: format, track: source.trackIndex)
+        let timing = source.streamTiming
         let aspect =
             format.extensions.pixelAspectRatio.map { Double($0.horizontalSpacing) / Double($0.verticalSpacing) } ?? 1
         let displayWidth = Double(format.dimensions.width) * (aspect > 0 ? aspect : 1)

@@ -4,7 +4,7 @@ import VAToolbox
 /// coded units (NAL units, VP9 frames, AV1 OBUs, MPEG-2 headers and pictures, the VP8 frame header).
 enum ProbeCommand {
     static let usage = """
-        usage: vatoolbox probe INPUT [--units] [--json]
+        usage: vatoolbox probe INPUT [--units] [--json] [--frame-rate RATE]
 
         Describes INPUT — a raw H.264/HEVC Annex B stream (or - for standard input), an IVF (VP8, VP9,
         AV1), AV1 OBU (.obu, low-overhead or Annex B) or MPEG-2 (.m2v) stream, or a container (MP4,
@@ -21,6 +21,9 @@ enum ProbeCommand {
               --nal    the same as --units (its name from when only H.264 and HEVC were read)
               --json   the same as JSON (schema "probe", version 1, in Docs/CLI.md), with the
                        container's time base, frame rates, duration and frame count
+              --frame-rate RATE
+                       the frame rate of a raw stream that states none (24, 30000/1001), like
+                       ffprobe's -framerate; 25 by default
         """
 
     static func run(_ arguments: [String]) throws(CommandFailure) {
@@ -28,7 +31,7 @@ enum ProbeCommand {
             arguments,
             options: [
                 OptionSpec(name: "units", takesValue: false), OptionSpec(name: "nal", takesValue: false),
-                OptionSpec(name: "json", takesValue: false),
+                OptionSpec(name: "json", takesValue: false), OptionSpec(name: "frame-rate"),
             ])
         if parsed.wantsHelp {
             print(usage)
@@ -37,9 +40,8 @@ enum ProbeCommand {
         let path = try parsed.singleInput()
         let listUnits = parsed.flags.contains("units") || parsed.flags.contains("nal")
         let json = parsed.flags.contains("json")
-        let source = try SampleSource(path: path)
-        let container = path == "-" ? nil : StreamTiming.probe(path: path, format: source.firstFormat)
-        let containerAspect = container?.containerAspectRatio
+        let source = try SampleSource(path: path, frameRate: try parsed.frameRate())
+        let containerAspect = source.streamTiming.containerAspectRatio
 
         var formats: [(firstAccessUnit: Int, format: VideoFormatDescription)] = []
         var accessUnits: [JSON] = []
@@ -69,7 +71,7 @@ enum ProbeCommand {
         if json {
             var members: [(String, JSON)] =
                 JSON.header(schema: "probe") + [("input", .string(path)), ("container", .string(source.containerName))]
-                + JSON.codec(source.codec) + ContainerTiming(path: path).json(frameCount: count) + [
+                + JSON.codec(source.codec) + timingJSON(source.mediaTrack, frameCount: count) + [
                     ("access_units", .int(count)), ("sync_access_units", .int(syncCount)),
                     (
                         "formats",
@@ -89,6 +91,21 @@ enum ProbeCommand {
             if let track = source.trackPropertiesLine { print(track) }
             for problem in source.diagnostics.prefix(10) { print("warning: \(problem.reason)") }
         }
+    }
+
+    /// The keys `probe --json` prints from the library's view of the track (ffprobe's stream
+    /// fields): `time_base`, `r_frame_rate`, `avg_frame_rate`, `duration` (the stream's, else the
+    /// file's), `nb_frames` (the count the container states) — null when unknown, as ffprobe's
+    /// "N/A" or "0/0", and for standard input — and `frame_count`, the samples counted.
+    static func timingJSON(_ track: MediaTrack?, frameCount: Int) -> [(String, JSON)] {
+        let statedCount = track.flatMap { $0.isFrameCountExact ? $0.frameCount : nil }
+        return [
+            ("time_base", .string(track.map { "\($0.timeBase.value)/\($0.timeBase.timescale)" })),
+            ("r_frame_rate", .string(track?.realFrameRate?.description)),
+            ("avg_frame_rate", .string(track?.averageFrameRate?.description)),
+            ("duration", track?.duration.map { .double($0.seconds) } ?? .null),
+            ("nb_frames", statedCount.map { .int($0) } ?? .null), ("frame_count", .int(frameCount)),
+        ]
     }
 
     /// The codec as ffprobe's `codec_name` says it: `h264`, `hevc`, `av1`, `vp9`, `vp8`, `mpeg2video`.

@@ -496,9 +496,13 @@ struct HEVCParameterSetTests {
         #expect(sps.picSizeInCtbsY > 0)
     }
 
+    /// Streams whose SPS libavcodec's `trace_headers` (CBS) refuses while its decoder reads it:
+    /// x265 3.5 with `vui-timing-info=0` ends the SPS in bits CBS takes for a zero stop bit.
+    static let refusedByTraceHeaders: Set<String> = ["hevc-no-vui-timing.265"]
+
     @Test(
         "Every syntax element parsed matches libavcodec's trace_headers", .enabled(if: HEVCProbe.canTrace),
-        arguments: HEVCTestStream.all)
+        arguments: HEVCTestStream.all.filter { !refusedByTraceHeaders.contains($0.url.lastPathComponent) })
     fileprivate func syntaxElementsMatchTraceHeaders(_ stream: HEVCTestStream) throws {
         let sets = try HEVCFirstParameterSets(stream)
         let trace = try HEVCProbe.traceHeaders(stream.url)

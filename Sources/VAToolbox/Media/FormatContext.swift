@@ -9,16 +9,22 @@ final class FormatContext {
 
     /// Opens `path` and reads its header, with what libavformat logs meanwhile claimed by `log`.
     ///
+    /// - Parameter options: Demuxer options, as `ffmpeg` takes them before `-i` (`framerate`
+    ///   for the raw video demuxers); options a demuxer does not have are ignored.
+    ///
     /// - Throws: ``VTError/sampleBufferInvalidMediaFormat`` when libavformat knows no container
     ///   for it; ``VTError/sampleBufferDataFailed`` when it cannot be opened or read. Where
     ///   libavformat logged why, the reason quotes it (`"… is not a media file VAToolbox can
     ///   read: moov atom not found"`).
-    init(path: String, log: LibavLogCapture) throws(VTError) {
+    init(path: String, log: LibavLogCapture, options: [String: String] = [:]) throws(VTError) {
         // Allocated here, so that what libavformat logs while opening is claimed as the reader's.
         let allocated = avformat_alloc_context()
         log.claim(allocated)
         var context = allocated
-        let status = log.whileCalling { avformat_open_input(&context, path, nil, nil) }
+        var dictionary: OpaquePointer?
+        for (key, value) in options { av_dict_set(&dictionary, key, value, 0) }
+        defer { av_dict_free(&dictionary) }
+        let status = log.whileCalling { avformat_open_input(&context, path, nil, &dictionary) }
         guard status >= 0, let context else {
             log.release(allocated)  // freed by avformat_open_input
             let error =

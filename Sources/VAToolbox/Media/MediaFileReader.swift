@@ -6,7 +6,10 @@ internal import CFFmpeg
 /// decodes.
 ///
 /// Samples come in decode order with the container's time stamps (in the track's time scale)
-/// and sync flags. Containers that carry length-prefixed samples with an `avcC`/`hvcC` record
+/// and sync flags. Raw H.264/HEVC streams carry no time stamps: their samples get the ones the
+/// ffmpeg CLI gives their pictures, in the order their picture order counts show them, one frame
+/// apart at the stream's own frame rate, else the `frameRate` given, else 25 frames per second
+/// (see ``AnnexBTimeStamper``). Containers that carry length-prefixed samples with an `avcC`/`hvcC` record
 /// (MP4, Matroska) are handed through as they are; containers that carry H.264/HEVC as Annex B
 /// (MPEG-TS, raw streams) go through an ``ElementaryStreamParser``, which also follows parameter
 /// set changes. AV1 temporal units, VP8/VP9 frames and MPEG-2 pictures come as libavformat
@@ -32,8 +35,10 @@ public final class MediaFileReader {
     public private(set) var formatDescription: VideoFormatDescription
     /// The container's name as libavformat reports it, for example `"mov,mp4,m4a,3gp,3g2,mj2"`.
     public let containerName: String
-    /// The track's time scale: time stamps are counted in 1/`timescale` seconds.
-    public let timescale: Int32
+    /// The track's time scale: time stamps are counted in 1/`timescale` seconds (for a raw
+    /// H.264/HEVC stream, the time scale of its first frame duration: 25 at 25 frames per second,
+    /// 30000 at 30000/1001).
+    public private(set) var timescale: Int32
     /// The file's path, as given.
     public let path: String
     /// Every video track of the file, in stream order.
@@ -71,6 +76,11 @@ public final class MediaFileReader {
     private var current: VideoFormatDescription
     /// For Annex B containers: the parser the packets go through.
     private var annexBParser: ElementaryStreamParser?
+    /// For raw H.264/HEVC streams (whose packets have no time stamps): what stamps the samples.
+    private var timeStamper: AnnexBTimeStamper?
+    /// The frame rate given for raw streams that state none (the `frameRate` of
+    /// ``init(path:track:frameRate:)``); ``track`` has the rate in force.
+    public let assumedFrameRate: FrameRate?
     /// Samples read and not yet returned.
     private var queued: [SampleBuffer] = []
     private var queuedIndex = 0
@@ -88,17 +98,25 @@ public final class MediaFileReader {
     ///   - path: The file.
     ///   - track: The stream index of the video track to read (see ``videoTracks``); nil reads
     ///     the one the ffmpeg CLI picks.
+    ///   - frameRate: The frame rate of a raw stream that states none (`ffmpeg -framerate`): raw
+    ///     H.264/HEVC without VUI timing, AV1 OBUs without timing information. A rate the stream
+    ///     states wins, as in ffmpeg; nil assumes ffmpeg's 25 frames per second. Containers have
+    ///     time stamps of their own and ignore it. ``track`` reports the rate in force.
     /// - Throws: ``VTError/sampleBufferDataFailed`` when the file cannot be opened or read (with
     ///   the system's reason); ``VTError/sampleBufferInvalidMediaFormat`` when it is not a
     ///   container libavformat knows or has no video track; ``VTError/parameter`` when `track` is
     ///   not a video track of the file; ``VTError/couldNotFindVideoDecoder`` when the video is in
     ///   a codec VAToolbox does not decode; ``VTError/formatDescriptionInvalidParameter`` when its
     ///   decoder configuration is malformed, or lacks parameter sets no sample carries.
-    public init(path: String, track: Int? = nil) throws(VTError) {
+    public init(path: String, track: Int? = nil, frameRate: FrameRate? = nil) throws(VTError) {
         let requested = track
         let log = LibavLogCapture(.mediaFileReader, defaultLabel: path)
         // Both are released, closing the file, whenever a throw below ends the initialiser.
-        let input = try FormatContext(path: path, log: log)
+        // The raw demuxers' `framerate` is what `ffmpeg -framerate` sets: the rate libavformat
+        // assumes (and reports) for a stream that states none.
+        let input = try FormatContext(
+            path: path, log: log, options: frameRate.map { ["framerate": $0.description] } ?? [:])
+        assumedFrameRate = frameRate
         let packetBuffer = try PacketBuffer()
         let context = input.pointer
         self.path = path
@@ -165,6 +183,11 @@ public final class MediaFileReader {
         } else if described == nil {
             // H.264/HEVC as Annex B: the stream's own parameter sets describe it.
             annexBParser = ElementaryStreamParser(codec: codecType)
+            // libavformat's raw H.264/HEVC demuxers ("h264", "hevc") give packets without time
+            // stamps; MPEG-TS has its own.
+            if ["h264", "hevc"].contains(containerName) {
+                timeStamper = AnnexBTimeStamper(codec: codecType, assumedFrameDuration: frameRate?.frameDuration)
+            }
             // The first samples carry the first description; read until there is one.
             while queued.isEmpty {
                 guard try readIntoQueue() else {
@@ -173,6 +196,7 @@ public final class MediaFileReader {
                 }
             }
             formatDescription = queued[0].formatDescription
+            if let timeStamper { timescale = timeStamper.frameDuration(of: formatDescription).timescale }
         }
         current = formatDescription
     }
@@ -207,6 +231,8 @@ public final class MediaFileReader {
     /// presented before `time` are ``SampleAttachments/doNotDisplay``: decoded as references,
     /// not shown, so that the first picture out is the one at `time` — frame-accurate random
     /// access for the cost of decoding from the sync sample, as the ffmpeg CLI's `-ss` does.
+    /// A raw H.264/HEVC stream, whose time stamps exist only as it is read in order, is read
+    /// again from its start up to `time` (holding the samples from the last sync sample).
     ///
     /// - Parameters:
     ///   - time: A presentation time on the track's time line (add ``startTime`` to a time
@@ -216,6 +242,10 @@ public final class MediaFileReader {
     ///   ``VTError/parameter`` for a time that is not numeric.
     public func seek(to time: MediaTime, exactly: Bool = true) throws(VTError) {
         guard time.isNumeric else { throw VTError.parameter.with("seek(to:) needs a numeric time") }
+        if timeStamper != nil {
+            try seekInRawStream(to: time, exactly: exactly)
+            return
+        }
         let target = Int64((time.seconds * Double(timeBase.den) / Double(max(1, timeBase.num))).rounded(.down))
         let status = av_seek_frame(input.pointer, streamIndex, target, AVSEEK_FLAG_BACKWARD)
         guard status >= 0 else {
@@ -230,6 +260,44 @@ public final class MediaFileReader {
         resetsDecoder = true
     }
 
+    /// ``seek(to:exactly:)`` in a raw stream, whose time stamps exist only as its samples are
+    /// read in order: reads from the start, keeping the samples from the last sync sample
+    /// presented at or before `time`.
+    private func seekInRawStream(to time: MediaTime, exactly: Bool) throws(VTError) {
+        let status = av_seek_frame(input.pointer, streamIndex, 0, AVSEEK_FLAG_BYTE)
+        guard status >= 0 else {
+            throw VTError.sampleBufferDataFailed.with(
+                "cannot go back to the start of \(path): \(FFmpegStatus.message(status))")
+        }
+        queued.removeAll()
+        queuedIndex = 0
+        ended = false
+        packetNumber = 0
+        annexBParser = ElementaryStreamParser(codec: codecType)
+        timeStamper = AnnexBTimeStamper(codec: codecType, assumedFrameDuration: assumedFrameRate?.frameDuration)
+        hideBefore = exactly ? time : nil
+        resetsDecoder = false
+        var kept: [SampleBuffer] = []
+        scan: while true {
+            while queuedIndex < queued.count {
+                let sample = queued[queuedIndex]
+                if sample.isSync {
+                    if !kept.isEmpty && sample.presentationTimeStamp > time { break scan }
+                    kept = [sample]
+                } else if !kept.isEmpty {
+                    kept.append(sample)
+                }
+                queuedIndex += 1
+            }
+            queued.removeAll(keepingCapacity: true)
+            queuedIndex = 0
+            guard try readIntoQueue() else { break }
+        }
+        if !kept.isEmpty { kept[0].attachments.insert(.resetDecoderBeforeDecoding) }
+        queued = kept + queued[queuedIndex...]
+        queuedIndex = 0
+    }
+
     // MARK: - Reading
 
     /// Reads the next packet of the track into the queue (none, one or more samples); false at
@@ -239,8 +307,14 @@ public final class MediaFileReader {
         guard try readPacket() else {
             ended = true
             if var parser = annexBParser {
-                queue(parser.finish(), corrupt: false)
+                let samples = parser.finish()
                 annexBParser = parser
+                if var stamper = timeStamper {
+                    queue(samples.flatMap { stamper.stamp($0) } + stamper.finish(), corrupt: false)
+                    timeStamper = stamper
+                } else {
+                    queue(samples, corrupt: false)
+                }
             }
             return !queued.isEmpty
         }
@@ -263,10 +337,17 @@ public final class MediaFileReader {
             samples += parser.finish()
             annexBParser = parser
             if samples.count == 1 {
-                samples[0].timing = timing
+                if timeStamper == nil { samples[0].timing = timing }
                 samples[0].attachments.formUnion(attachments(of: packet))
             }
-            queue(samples, corrupt: corrupt)
+            if var stamper = timeStamper {
+                if corrupt { for index in samples.indices { samples[index].attachments.insert(.damaged) } }
+                samples = samples.flatMap { stamper.stamp($0) }
+                timeStamper = stamper
+                queue(samples, corrupt: false)
+            } else {
+                queue(samples, corrupt: corrupt)
+            }
             return true
         }
         followNewExtradata()

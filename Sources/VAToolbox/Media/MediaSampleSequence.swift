@@ -24,20 +24,25 @@ public struct MediaSampleSequence: AsyncSequence, Sendable {
     public let path: String
     /// The stream index of the track read.
     public let track: Int
+    /// The frame rate assumed for a raw stream that states none (see
+    /// ``MediaFileReader/init(path:track:frameRate:)``).
+    public let frameRate: FrameRate?
 
     /// Starts reading.
-    public func makeAsyncIterator() -> Iterator { Iterator(path: path, track: track) }
+    public func makeAsyncIterator() -> Iterator { Iterator(path: path, track: track, frameRate: frameRate) }
 
     /// Reads the samples one by one; opens the file at the first step. The reads run on a
     /// dispatch queue of the iterator's own, never blocking the cooperative thread pool.
     public struct Iterator: AsyncIteratorProtocol {
         let reading: Reading
 
-        init(path: String, track: Int) { reading = Reading(path: path, track: track) }
+        init(path: String, track: Int, frameRate: FrameRate?) {
+            reading = Reading(path: path, track: track, frameRate: frameRate)
+        }
 
         /// The next sample; nil at the end of the track.
         ///
-        /// - Throws: What ``MediaFileReader/init(path:track:)`` and
+        /// - Throws: What ``MediaFileReader/init(path:track:frameRate:)`` and
         ///   ``MediaFileReader/nextSample()`` throw.
         public mutating func next() async throws(VTError) -> SampleBuffer? {
             let reading = reading
@@ -57,19 +62,21 @@ public struct MediaSampleSequence: AsyncSequence, Sendable {
         let queue = DispatchQueue(label: "VAToolbox.MediaSampleSequence")
         private let path: String
         private let track: Int
+        private let frameRate: FrameRate?
         private var reader: MediaFileReader?
         private var finished = false
 
-        init(path: String, track: Int) {
+        init(path: String, track: Int, frameRate: FrameRate?) {
             self.path = path
             self.track = track
+            self.frameRate = frameRate
         }
 
         /// Reads the next sample (opening the file first); nil at the end, and after a failure.
         func next() -> Result<SampleBuffer?, VTError> {
             guard !finished else { return .success(nil) }
             do throws(VTError) {
-                if reader == nil { reader = try MediaFileReader(path: path, track: track) }
+                if reader == nil { reader = try MediaFileReader(path: path, track: track, frameRate: frameRate) }
                 guard let sample = try reader?.nextSample() else {
                     finished = true
                     reader = nil
@@ -88,5 +95,7 @@ public struct MediaSampleSequence: AsyncSequence, Sendable {
 extension MediaFileReader {
     /// The track's samples from its start, as a lazy `Sendable` `AsyncSequence` that reads the
     /// file in a reader of its own (see ``MediaSampleSequence``).
-    public var samples: MediaSampleSequence { MediaSampleSequence(path: path, track: track.index) }
+    public var samples: MediaSampleSequence {
+        MediaSampleSequence(path: path, track: track.index, frameRate: assumedFrameRate)
+    }
 }

@@ -4,7 +4,7 @@ internal import CFFmpeg
 /// of this library: what the container says of it before any sample is read.
 public struct MediaTrack: Sendable, Hashable {
     /// The track's stream index in the file, as `ffprobe` numbers streams (`Stream #0:1` is 1)
-    /// and as ``MediaFileReader/init(path:track:)`` takes it.
+    /// and as ``MediaFileReader/init(path:track:frameRate:)`` takes it.
     public let index: Int
     /// libavcodec's name of the track's codec (`"h264"`, `"hevc"`, `"mpeg4"` …).
     public let codecName: String
@@ -33,6 +33,17 @@ public struct MediaTrack: Sendable, Hashable {
     /// (`av_guess_frame_rate`: the container's or the codec's rate); nil when libavformat knows
     /// none. `1001/30000` for 29.97 frames per second.
     public let frameDuration: MediaTime?
+    /// libavformat's "real base frame rate" (`AVStream.r_frame_rate`, ffprobe's `r_frame_rate`):
+    /// the lowest rate at which every time stamp of the track falls on a frame, guessed from the
+    /// first time stamps, or the rate the stream states; nil when libavformat knows none.
+    public let realFrameRate: FrameRate?
+    /// The average frame rate (`AVStream.avg_frame_rate`, ffprobe's `avg_frame_rate`): frames
+    /// over duration, when libavformat could tell; nil otherwise.
+    public let averageFrameRate: FrameRate?
+    /// The sample aspect ratio the container states (`AVStream.sample_aspect_ratio`: MP4 `pasp`,
+    /// Matroska display size), which the ffmpeg CLI prefers to the codec's; nil when it states
+    /// none.
+    public let pixelAspectRatio: PixelAspectRatio?
 
     /// Frames per second (`AVAssetTrack.nominalFrameRate`), 0 when unknown.
     public var nominalFrameRate: Double {
@@ -53,6 +64,14 @@ public struct MediaTrack: Sendable, Hashable {
         self.isDefault = isDefault
         let base = stream.pointee.time_base
         timeBase = MediaTime(value: Int64(max(1, base.num)), timescale: max(1, base.den))
+        realFrameRate = FrameRate(
+            numerator: stream.pointee.r_frame_rate.num, denominator: stream.pointee.r_frame_rate.den)
+        averageFrameRate = FrameRate(
+            numerator: stream.pointee.avg_frame_rate.num, denominator: stream.pointee.avg_frame_rate.den)
+        let aspect = stream.pointee.sample_aspect_ratio
+        pixelAspectRatio =
+            aspect.num > 0 && aspect.den > 0
+            ? PixelAspectRatio(horizontalSpacing: Int(aspect.num), verticalSpacing: Int(aspect.den)) : nil
         let rate = av_guess_frame_rate(context, stream, nil)
         frameDuration =
             rate.num > 0 && rate.den > 0 ? MediaTime(value: Int64(rate.den), timescale: rate.num) : nil
