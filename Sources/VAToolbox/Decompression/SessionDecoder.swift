@@ -52,7 +52,8 @@ final class SessionDecoder: @unchecked Sendable {
     private var phase: Phase
     /// Whether the back end has been given a sample since it opened.
     private var backendHasDecoded = false
-    /// The samples since the last sync sample, for a finish that keeps the references.
+    /// The samples since the random access point a replay starts at, for a finish that keeps the
+    /// references.
     private var replay = ReplayBuffer()
     /// The description of the last sample given to the back end (or of the session, before any).
     private var currentFormat: VideoFormatDescription
@@ -113,9 +114,10 @@ final class SessionDecoder: @unchecked Sendable {
     }
 
     /// Hands out every frame the back end holds back, and lets decoding go on with its
-    /// references: the back end is drained, then given the samples since the last sync sample
-    /// again with their output suppressed (see ``ReplayBuffer``). When those samples are not all
-    /// kept (decoding has not reached a sync sample, or the GOP outgrew the buffer), decoding
+    /// references: the back end is drained, then given the samples since the last random access
+    /// point again (since the one before, while an open point's leading pictures may still come)
+    /// with their output suppressed (see ``ReplayBuffer``). When those samples are not all kept
+    /// (decoding has not reached a random access point, or the GOP outgrew the buffer), decoding
     /// restarts at the next sync sample instead. Frames accepted but not given to the back end
     /// yet (asynchronous frames still queued) are not touched.
     func finishDelayedFrames() {
@@ -240,7 +242,7 @@ final class SessionDecoder: @unchecked Sendable {
             data = job.inBandConfiguration + data
         }
         lastSentToken = job.token
-        replay.record(data, isSync: job.sample.isSync)
+        replay.record(data, access: job.sample.formatDescription.codecSupport.randomAccess(of: job.sample))
         backendHasDecoded = true
         currentFormat = job.sample.formatDescription
         var step = backend.decode(data, token: job.token)
