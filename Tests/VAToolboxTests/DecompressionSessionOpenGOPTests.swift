@@ -139,6 +139,37 @@ import Testing
         }
     }
 
+    /// `kCMSampleAttachmentKey_ResetDecoderBeforeDecoding` on an open random access point of a
+    /// stream whose later points are all open (Annex B H.264 with recovery points after a single
+    /// IDR, which carries no sync sample after the first): decoding restarts at that point, as
+    /// ffmpeg's does when it starts there, instead of waiting for an IDR that never comes. Every
+    /// frame before the point keeps ffmpeg's picture; after it, every frame but the point's
+    /// leading pictures (whose references the reset dropped) has ffmpeg's picture again, and no
+    /// frame is silently wrong: a leading picture comes flagged, without an image, or right.
+    @Test(arguments: ["h264-open-gop.264", "hevc-open-gop.265", "mpeg2-progressive.m2v"])
+    func aResetAtAnOpenRandomAccessPointRestartsDecodingThere(stream: String) throws {
+        let (samples, oracle) = try Self.samplesAndOracle(stream)
+        let make = Self.cpuSession(samples[0].formatDescription)
+        let positions = try Self.presentationPositions(samples, oracle: oracle, md5: \.md5, session: make)
+        let point = try #require(Self.laterRandomAccessPoints(samples).last)
+        let pointPosition = try #require(positions[point])
+        var flagged = samples
+        flagged[point].attachments.insert(.resetDecoderBeforeDecoding)
+        let outputs = try Self.decode(flagged, finishingAfter: { _ in false }, asynchronous: false, session: make)
+        #expect(outputs.count == samples.count)
+        for output in outputs {
+            let refcon = try #require(output.frameRefcon as? Int)
+            let position = try #require(positions[refcon])
+            let md5 = output.imageBuffer?.md5
+            if refcon >= point && position < pointPosition {
+                #expect(md5 == nil || output.status != nil || md5 == oracle[position], "\(stream) leading \(refcon)")
+            } else {
+                #expect(output.status == nil, "\(stream) refcon \(refcon): \(String(describing: output.status))")
+                #expect(md5 == oracle[position], "\(stream) refcon \(refcon)")
+            }
+        }
+    }
+
     /// Each codec tells open random access points from closed ones: the points are the packets
     /// ffprobe flags as key frames (`K`, decode order), the first one closed (an IDR picture, an I
     /// picture of a closed GOP), the later ones open; HEVC trailing pictures and MPEG-2 P pictures

@@ -14,7 +14,8 @@ final class SessionDecoder: @unchecked Sendable {
         /// Decoding: every sample goes to the back end.
         case decoding(any DecoderBackend)
         /// The back end holds no references (after a drain, or after moving to another back
-        /// end): samples are skipped, as missing a reference, up to the next sync sample.
+        /// end): samples are skipped, as missing a reference, up to the next sync sample (or random
+        /// access point, ``startsDecoding(_:)``).
         case awaitingSync(any DecoderBackend)
         /// No back end could be started (the CPU decoder failed after the GPU's): every sample
         /// fails.
@@ -98,7 +99,7 @@ final class SessionDecoder: @unchecked Sendable {
     private func dispatch(_ job: Job) {
         switch phase {
         case .decoding: decode(job)
-        case .awaitingSync(let backend) where job.sample.isSync:
+        case .awaitingSync(let backend) where Self.startsDecoding(job.sample):
             phase = .decoding(backend)
             decode(job)
         case .awaitingSync:
@@ -111,6 +112,15 @@ final class SessionDecoder: @unchecked Sendable {
                 job.token, status: VTError.couldNotCreateInstance.with("the session has no working decoder"),
                 image: nil)
         }
+    }
+
+    /// Whether decoding can start at a sample: a sync sample, or a random access point the codec
+    /// knows that is not one (an H.264 recovery point exact at once: an Annex B stream of open
+    /// GOPs has no sync sample after its first IDR).
+    private static func startsDecoding(_ sample: SampleBuffer) -> Bool {
+        guard !sample.isSync else { return true }
+        let access = sample.formatDescription.codecSupport.randomAccess(of: sample)
+        return access == .open || access == .closed
     }
 
     /// Hands out every frame the back end holds back, and lets decoding go on with its
