@@ -170,16 +170,16 @@ import Testing
     /// sync sample, and a finish until then restarts decoding there (the old behaviour).
     @Test func theReplayBufferIsBounded() {
         var buffer = ReplayBuffer(limit: 100)
-        buffer.record(Array(repeating: 0, count: 40), isSync: false)
+        buffer.record(Array(repeating: 0, count: 40), access: .none)
         #expect(!buffer.isComplete && buffer.samples.isEmpty, "nothing before the first sync sample")
-        buffer.record(Array(repeating: 1, count: 40), isSync: true)
-        buffer.record(Array(repeating: 2, count: 40), isSync: false)
+        buffer.record(Array(repeating: 1, count: 40), access: .closed)
+        buffer.record(Array(repeating: 2, count: 40), access: .none)
         #expect(buffer.isComplete && buffer.byteCount == 80 && buffer.samples.count == 2)
-        buffer.record(Array(repeating: 3, count: 40), isSync: false)
+        buffer.record(Array(repeating: 3, count: 40), access: .none)
         #expect(!buffer.isComplete && buffer.byteCount == 0 && buffer.samples.isEmpty, "over the limit")
-        buffer.record(Array(repeating: 4, count: 40), isSync: false)
+        buffer.record(Array(repeating: 4, count: 40), access: .none)
         #expect(!buffer.isComplete && buffer.samples.isEmpty)
-        buffer.record(Array(repeating: 5, count: 40), isSync: true)
+        buffer.record(Array(repeating: 5, count: 40), access: .closed)
         #expect(buffer.isComplete && buffer.samples == [Array(repeating: 5, count: 40)])
     }
 
@@ -458,6 +458,59 @@ extension VATestDriverTests {
                 let refcon = try #require(output.frameRefcon as? Int)
                 #expect(identity(output) == expected[refcon], "\(stream) refcon \(refcon)")
             }
+        }
+
+        /// How a test sets `RealTime`.
+        enum RealTimeSetting: CaseIterable {
+            /// `DecoderSpecification(realTime: true)`.
+            case atCreation
+            /// `setProperty(.realTime, to: true)` on the live session, before the first frame.
+            case asAProperty
+            /// Not set: the GPU decodes from one libavcodec thread, without frame threads.
+            case unset
+        }
+
+        /// `kVTDecodeFrame_EnableAsynchronousDecompression`: "With this bit cleared, the video
+        /// decoder emits every frame before it returns." `kVTDecompressionPropertyKey_RealTime`:
+        /// the session "is being used for realtime playback". On the GPU path too, a synchronous
+        /// `decodeFrame` on a stream without reordering hands out its own picture, ffmpeg's (the
+        /// driver's reference mode), before it returns: in real-time mode, and also without it,
+        /// since the GPU path never runs frame threads.
+        @Test(
+            .enabled(if: TestVADriver.isBuilt),
+            arguments: ["h264-baseline-cavlc.264", "vp8.ivf", "vp9-profile0.ivf"], RealTimeSetting.allCases)
+        func realTimeSynchronousDecodeOnTheGPUEmitsEachFrameBeforeReturning(
+            stream: String, setting: RealTimeSetting
+        ) throws {
+            let (samples, oracle) = try DecompressionSessionDocumentedLifecycleTests.samplesAndOracle(stream)
+            try #require(samples.count == oracle.count)
+            #expect(samples[0].formatDescription.stream.maxNumReorderFrames == 0)
+            let collector = DecompressionSessionDocumentedLifecycleTests.OutputCollector()
+            let make = VATestDriverTests.OpenGOPFinish.session(
+                samples[0].formatDescription, reference: DecompressionSessionLifecycleTests.url(stream),
+                realTime: setting == .atCreation)
+            let session = try make(collector)
+            if setting == .asAProperty { try session.setProperty(.realTime, to: true) }
+            #expect(session.realTime == (setting != .unset))
+            #expect(session.usingHardwareAcceleratedVideoDecoder)
+            var lateCalls = 0
+            for (index, sample) in samples.enumerated() {
+                try session.decodeFrame(sample, frameRefcon: index)
+                let outputs = collector.outputs
+                guard outputs.count == index + 1, let image = outputs.last?.imageBuffer else {
+                    lateCalls += 1
+                    continue
+                }
+                #expect(outputs.last?.frameRefcon as? Int == index, "\(stream) frame \(index)")
+                #expect(try i420MD5(image) == oracle[index].md5, "\(stream) frame \(index)")
+            }
+            #expect(lateCalls == 0, "\(stream): \(lateCalls) calls returned before their picture")
+            #expect(session.usingHardwareAcceleratedVideoDecoder, "\(stream): still on the GPU")
+            try session.waitForAsynchronousFrames()
+            session.invalidate()
+            let outputs = collector.outputs
+            #expect(outputs.count == samples.count)
+            #expect(outputs.allSatisfy { $0.status == nil })
         }
 
         /// A GPU session on the test driver, with its libva variables set while the display opens.

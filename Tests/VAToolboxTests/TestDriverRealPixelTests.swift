@@ -78,13 +78,14 @@ extension VATestDriverTests {
         }
 
         /// Every fixture a VA profile of the driver covers: H.264 (progressive, MBAFF, cropped,
-        /// multi-slice, a resolution change, damaged), HEVC 8- and 10-bit, MPEG-2 progressive and
+        /// multi-slice, a resolution change, damaged, open GOPs), HEVC 8- and 10-bit (and open GOPs), MPEG-2 progressive and
         /// interlaced, VP8, VP9 profiles 0 and 2, in every container.
         static let fixtures: [Stream] = [
             fixture("h264-baseline-cavlc.264"), fixture("h264-main-cabac.264", "yuvj420p"),
             fixture("h264-high-bpyramid.264"), fixture("h264-mbaff.264"), fixture("h264-cropped-642x362.264"),
             fixture("h264-slices.264"), fixture("h264-3byte-startcodes.264"), fixture("h264-resolution-change.264"),
             fixture("h264-truncated.264"), fixture("h264-bitflip.264"), fixture("h264-high-bpyramid.mp4"),
+            fixture("h264-open-gop.264"), fixture("h264-open-gop.mp4"), fixture("hevc-open-gop.265"),
             fixture("h264-main-cabac.ts", "yuvj420p"), fixture("hevc-main.265"),
             fixture("hevc-main10.265", "yuv420p10le"),
             fixture("hevc-slices.265"), fixture("hevc-main.mkv"), fixture("mpeg2-progressive.m2v"),

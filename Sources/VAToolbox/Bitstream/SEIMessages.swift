@@ -10,18 +10,39 @@ public enum SEIMessages {
     /// Stops quietly at the first message that does not fit: a damaged SEI loses its tail, it
     /// does not fail the stream.
     public static func payloadTypes(inRBSP rbsp: [UInt8]) -> [Int] {
-        var types: [Int] = []
+        messages(inRBSP: rbsp).map(\.type)
+    }
+
+    /// The `recovery_frame_cnt` of the recovery point message in an H.264 SEI NAL unit's RBSP
+    /// (clauses D.1.8 and D.2.8, the `ue(v)` that starts the payload): 0 when decoding from the
+    /// picture is exact from that picture on in output order, more when it becomes exact only that
+    /// many frames later. Nil when the unit has no recovery point message, or its value does not
+    /// parse.
+    public static func recoveryFrameCount(inRBSP rbsp: [UInt8]) -> Int? {
+        guard let message = messages(inRBSP: rbsp).first(where: { $0.type == recoveryPointPayloadType }) else {
+            return nil
+        }
+        var reader = BitReader(Array(message.payload), context: "recovery point SEI")
+        // Below MaxFrameNum, which is at most 2^16.
+        return try? reader.unsignedExpGolomb("recovery_frame_cnt", maximum: 1 << 16)
+    }
+
+    /// The messages in an SEI NAL unit's RBSP, in order: each one's payload type and payload.
+    ///
+    /// Stops quietly at the first message that does not fit.
+    private static func messages(inRBSP rbsp: [UInt8]) -> [(type: Int, payload: ArraySlice<UInt8>)] {
+        var messages: [(type: Int, payload: ArraySlice<UInt8>)] = []
         var index = 0
         // A message needs at least a type byte and a size byte; the last byte is rbsp_trailing_bits.
         while index + 2 <= rbsp.count, !(index == rbsp.count - 1 && rbsp[index] == 0x80) {
             guard let type = readValue(rbsp, &index), let size = readValue(rbsp, &index),
                 size <= rbsp.count - index
             else { break }
-            types.append(type)
+            messages.append((type, rbsp[index..<(index + size)]))
             index += size
             if index >= rbsp.count - 1 { break }
         }
-        return types
+        return messages
     }
 
     /// Reads a value coded as `0xFF` bytes, each adding 255, then one byte below `0xFF`.

@@ -76,6 +76,11 @@ protocol CodecSupport: Sendable {
     /// A fresh tracker of the stream's reference pictures, for the frames libavcodec damages
     /// silently.
     func makeReferenceTracker() -> any ReferenceTracker
+
+    /// What the sample is to the stream's random access: a point a replay after a finish may
+    /// start at (closed, or open with leading pictures that refer before it), the end of the last
+    /// open point's leading pictures, or neither.
+    func randomAccess(of sample: SampleBuffer) -> RandomAccess
 }
 
 extension CodecSupport {
@@ -131,6 +136,10 @@ extension CodecSupport {
     func inBandConfiguration(for sample: SampleBuffer) -> [UInt8] { [] }
 
     func makeReferenceTracker() -> any ReferenceTracker { UntrackedReferences() }
+
+    /// A sync sample is a closed random access point: VP8, VP9 and AV1 sync samples are key
+    /// frames, which reset every reference (AV1 clause 7.20, VP9 clause 8.4.1 `refresh_frame_flags`).
+    func randomAccess(of sample: SampleBuffer) -> RandomAccess { sample.isSync ? .closed : .none }
 
     /// The planar format of a chroma format and bit depth, the way libavcodec's software
     /// decoders name theirs.

@@ -116,7 +116,8 @@ public struct SampleAttachments: OptionSet, Sendable, Hashable {
     public static let doNotDisplay = Self(rawValue: 1 << 5)
     /// `kCMSampleAttachmentKey_ResetDecoderBeforeDecoding`: the session hands out every frame the
     /// decoder holds and resets it before decoding this sample, as
-    /// ``DecompressionSession/finishDelayedFrames()`` does (decoding then needs a sync sample).
+    /// ``DecompressionSession/finishDelayedFrames()`` does (decoding then needs a sync sample, or
+    /// an H.264 recovery point that is exact at once).
     public static let resetDecoderBeforeDecoding = Self(rawValue: 1 << 6)
     /// `kCMSampleAttachmentKey_DrainAfterDecoding`: after decoding this sample the session hands
     /// out every frame the decoder holds before the decode call returns (synchronous decoding),

@@ -30,8 +30,9 @@ import Synchronization
 /// - **Synchronous** decoding returns after every frame that can be output has been handed to the
 ///   handler; frames held back for reordering come with later calls or with
 ///   ``finishDelayedFrames()``. With frame threads (the default, for throughput) libavcodec also
-///   holds pictures back by its thread count; in real-time mode (``realTime``) a stream without
-///   reordering has each picture out before its `decodeFrame` returns. **Asynchronous** decoding returns at once; at most
+///   holds pictures back by its thread count; in real-time mode (``realTime``), and always on the
+///   GPU (which runs no frame threads), a stream without reordering has each picture out before
+///   its `decodeFrame` returns. **Asynchronous** decoding returns at once; at most
 ///   ``maximumFramesInFlight`` frames wait for the decoder, and a call beyond that blocks.
 /// - **Damage** gives ``VTError/videoDecoderBadData`` (or ``VTError/videoDecoderReferenceMissing``)
 ///   for the frames it touches; decoding goes on and is clean again from the next sync sample.
@@ -235,12 +236,14 @@ public final class DecompressionSession: Sendable {
     ///
     /// Decoding then goes on with the decoder's references intact, as in VideoToolbox: libavcodec
     /// can only hand out its last pictures by draining, which drops its references, so the session
-    /// drains it and sends it the samples since the last sync sample again with their output
-    /// suppressed. That costs about one decode of those samples (a GOP at most) per call, and the
-    /// session keeps their compressed bytes (at most 64 MiB; past that, and before decoding has
-    /// reached a sync sample, decoding restarts at the next sync sample instead, and the non-sync
-    /// samples before it come back with ``VTError/videoDecoderReferenceMissing`` and
-    /// ``DecodeInfoFlags/frameDropped``). Frames decoded after a finish may come out before
+    /// drains it and sends it the samples since the last random access point again with their
+    /// output suppressed. After an open random access point (an HEVC CRA picture, an H.264 open-GOP
+    /// I picture, an MPEG-2 I picture of an open GOP) the replay starts at the point before, while
+    /// the open point's leading pictures, which refer to that GOP, may still come. That costs about
+    /// one decode of those samples (a GOP so far, two at most) per call, and the session keeps their
+    /// compressed bytes (at most 64 MiB; past that, and before decoding has reached a random access
+    /// point, decoding restarts at the next sync sample instead, and the non-sync samples before it
+    /// come back with ``VTError/videoDecoderReferenceMissing`` and ``DecodeInfoFlags/frameDropped``). Frames decoded after a finish may come out before
     /// frames emitted by it in presentation order (B-frames whose later references were emitted).
     /// To start afresh without references (a seek), give the next sample
     /// ``SampleAttachments/resetDecoderBeforeDecoding``.

@@ -14,7 +14,8 @@ final class SessionDecoder: @unchecked Sendable {
         /// Decoding: every sample goes to the back end.
         case decoding(any DecoderBackend)
         /// The back end holds no references (after a drain, or after moving to another back
-        /// end): samples are skipped, as missing a reference, up to the next sync sample.
+        /// end): samples are skipped, as missing a reference, up to the next sync sample (or random
+        /// access point, ``startsDecoding(_:)``).
         case awaitingSync(any DecoderBackend)
         /// No back end could be started (the CPU decoder failed after the GPU's): every sample
         /// fails.
@@ -52,7 +53,8 @@ final class SessionDecoder: @unchecked Sendable {
     private var phase: Phase
     /// Whether the back end has been given a sample since it opened.
     private var backendHasDecoded = false
-    /// The samples since the last sync sample, for a finish that keeps the references.
+    /// The samples since the random access point a replay starts at, for a finish that keeps the
+    /// references.
     private var replay = ReplayBuffer()
     /// The description of the last sample given to the back end (or of the session, before any).
     private var currentFormat: VideoFormatDescription
@@ -97,7 +99,7 @@ final class SessionDecoder: @unchecked Sendable {
     private func dispatch(_ job: Job) {
         switch phase {
         case .decoding: decode(job)
-        case .awaitingSync(let backend) where job.sample.isSync:
+        case .awaitingSync(let backend) where Self.startsDecoding(job.sample):
             phase = .decoding(backend)
             decode(job)
         case .awaitingSync:
@@ -112,10 +114,20 @@ final class SessionDecoder: @unchecked Sendable {
         }
     }
 
+    /// Whether decoding can start at a sample: a sync sample, or a random access point the codec
+    /// knows that is not one (an H.264 recovery point exact at once: an Annex B stream of open
+    /// GOPs has no sync sample after its first IDR).
+    private static func startsDecoding(_ sample: SampleBuffer) -> Bool {
+        guard !sample.isSync else { return true }
+        let access = sample.formatDescription.codecSupport.randomAccess(of: sample)
+        return access == .open || access == .closed
+    }
+
     /// Hands out every frame the back end holds back, and lets decoding go on with its
-    /// references: the back end is drained, then given the samples since the last sync sample
-    /// again with their output suppressed (see ``ReplayBuffer``). When those samples are not all
-    /// kept (decoding has not reached a sync sample, or the GOP outgrew the buffer), decoding
+    /// references: the back end is drained, then given the samples since the last random access
+    /// point again (since the one before, while an open point's leading pictures may still come)
+    /// with their output suppressed (see ``ReplayBuffer``). When those samples are not all kept
+    /// (decoding has not reached a random access point, or the GOP outgrew the buffer), decoding
     /// restarts at the next sync sample instead. Frames accepted but not given to the back end
     /// yet (asynchronous frames still queued) are not touched.
     func finishDelayedFrames() {
@@ -240,7 +252,7 @@ final class SessionDecoder: @unchecked Sendable {
             data = job.inBandConfiguration + data
         }
         lastSentToken = job.token
-        replay.record(data, isSync: job.sample.isSync)
+        replay.record(data, access: job.sample.formatDescription.codecSupport.randomAccess(of: job.sample))
         backendHasDecoded = true
         currentFormat = job.sample.formatDescription
         var step = backend.decode(data, token: job.token)

@@ -72,4 +72,22 @@ struct H264CodecSupport: NALUnitCodecSupport {
     }
 
     func makeReferenceTracker() -> any ReferenceTracker { H264ReferenceContinuity() }
+
+    /// An IDR picture is a closed point. A non-IDR picture is an open one when the container calls
+    /// it a sync sample (an MP4 lists an open GOP's I pictures in its sync sample table) or when a
+    /// recovery point SEI says decoding from it is exact at once (`recovery_frame_cnt` 0): the
+    /// B-frames after it in decoding order may refer to the GOP before. A recovery point exact only
+    /// frames later (gradual decoding refresh) is no point to replay from. H.264 does not order
+    /// leading pictures before the others, so an open point's GOP keeps the one before it to the
+    /// next point.
+    func randomAccess(of sample: SampleBuffer) -> RandomAccess {
+        let units = sample.nalUnits
+        guard let slice = units.first(where: \.isVCL) else { return .none }
+        if slice.h264Type?.isIDR == true { return .closed }
+        if sample.isSync { return .open }
+        let recovery = units.lazy.filter { $0.h264Type == .sei }.compactMap {
+            SEIMessages.recoveryFrameCount(inRBSP: $0.rbsp)
+        }.first
+        return recovery == 0 ? .open : .none
+    }
 }

@@ -61,4 +61,18 @@ struct HEVCCodecSupport: NALUnitCodecSupport {
     }
 
     func makeReferenceTracker() -> any ReferenceTracker { HEVCReferenceContinuity() }
+
+    /// By the first slice segment's `nal_unit_type` (clause 7.4.2.2): IDR and BLA pictures are
+    /// closed points (a BLA picture's RASL pictures are skipped); a CRA picture is an open one, its
+    /// RASL pictures refer to the GOP before; a trailing picture (TRAIL, TSA, STSA) follows every
+    /// leading picture of its IRAP picture, so it ends them.
+    func randomAccess(of sample: SampleBuffer) -> RandomAccess {
+        guard let type = sample.nalUnits.first(where: \.isVCL)?.hevcType else { return .none }
+        switch type.rawValue {
+        case HEVCNALUnitType.cra.rawValue: return .open
+        case 16...23: return .closed
+        case 0...5: return .endsLeadingPictures
+        default: return .none
+        }
+    }
 }

@@ -71,6 +71,19 @@ struct MPEG2CodecSupport: CodecSupport {
     }
 
     func makeReferenceTracker() -> any ReferenceTracker { MPEG2FieldPictures() }
+
+    /// An I picture is a closed point after a GOP header with `closed_gop` 1, an open one
+    /// otherwise (the B pictures after it in decoding order may refer to the previous GOP's last
+    /// anchor, clause 6.3.8); a P picture ends the leading B pictures (those after it refer to it
+    /// and to the anchor before it, both of its GOP).
+    func randomAccess(of sample: SampleBuffer) -> RandomAccess {
+        guard let info = try? MPEG2PictureInfo(sample.data[...]) else { return .none }
+        switch info.pictureCodingType {
+        case .intra: return info.groupOfPicturesHeader?.closedGop == true ? .closed : .open
+        case .predictive: return .endsLeadingPictures
+        default: return .none
+        }
+    }
 }
 
 /// Notes MPEG-2 samples that hold one field of a pair: two such samples make one output
