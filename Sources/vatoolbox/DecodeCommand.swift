@@ -69,10 +69,9 @@ enum DecodeCommand {
         }
         let source = try SampleSource(path: path, track: try parsed.track(), frameRate: try parsed.frameRate())
         // Y4M is planar: pictures from the GPU (NV12/P010) are converted to the planar format the
-        // CPU would decode to. (A CPU session asked for its own format converts nothing.)
-        let planar = DecompressionSession.nativePixelFormat(for: source.firstFormat, hardware: false)
-        let pixelFormat =
-            requestedFormat ?? (writesY4M && specification.hardwareAcceleration != .disabled ? planar : nil)
+        // CPU decodes to. (A CPU session hands that format out without a copy, see DecodeLoop.)
+        let planar = DecompressionSession.planarPixelFormat(for: source.firstFormat)
+        let pixelFormat = requestedFormat ?? (writesY4M ? planar : nil)
         let output = try outputPath.map { (path) throws(CommandFailure) in try OutputFile(path: path) }
         let summaryToStandardError = outputPath == "-"
         let timing = source.streamTiming

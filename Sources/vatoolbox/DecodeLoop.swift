@@ -143,6 +143,18 @@ enum DecodeLoop {
             }
         }
         func makeDecompressionSession(_ format: VideoFormatDescription) throws(VTError) -> DecompressionSession {
+            let session = try makeBareSession(format)
+            // The ffmpeg CLI's pictures: on the CPU the decoder's planar ones (yuv420p …), which
+            // the session hands out without a copy when asked for them (its native NV12/P010
+            // would cost a repacking per picture and hash differently); on the GPU the
+            // surfaces' NV12/P010, as `ffmpeg -hwaccel vaapi` has them.
+            if attributes == nil && !session.usingHardwareAcceleratedVideoDecoder {
+                try session.setImageBufferAttributes(
+                    ImageBufferAttributes(pixelFormat: DecompressionSession.planarPixelFormat(for: format)))
+            }
+            return session
+        }
+        func makeBareSession(_ format: VideoFormatDescription) throws(VTError) -> DecompressionSession {
             try DecompressionSession(
                 formatDescription: format, decoderSpecification: specification,
                 imageBufferAttributes: attributes

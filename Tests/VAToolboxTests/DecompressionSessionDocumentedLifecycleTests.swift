@@ -46,7 +46,7 @@ import Testing
         #expect(atWait == samples.count, "every frame was out when the wait returned")
         #expect(outputs.count == samples.count)
         #expect(outputs.allSatisfy { $0.status == nil && !$0.infoFlags.contains(.frameDropped) })
-        #expect(outputs.map { $0.imageBuffer?.md5 } == oracle.map(\.md5))
+        #expect(outputs.map { $0.imageBuffer.map(planarMD5) } == oracle.map(\.md5))
     }
 
     /// The same on a conformance vector with a deep reorder buffer (HPCV_BRCM_A held 16 pictures
@@ -57,8 +57,11 @@ import Testing
         let samples = ElementaryStreamParser.samples(in: try vector.stream.bytes(), codec: .h264)
         let first = try #require(samples.first)
         let collector = OutputCollector()
+        // The suite's MD5 is of the planar output.
         let session = try DecompressionSession(
             formatDescription: first.formatDescription, decoderSpecification: DecoderSpecification(threadCount: 2),
+            imageBufferAttributes: ImageBufferAttributes(
+                pixelFormat: DecompressionSession.planarPixelFormat(for: first.formatDescription)),
             outputHandler: collector.handler)
         for (index, sample) in samples.enumerated() {
             try session.decodeFrame(sample, flags: [.enableAsynchronousDecompression], frameRefcon: index)
@@ -100,7 +103,7 @@ import Testing
         _ samples: [SampleBuffer], oracle: [String]?, session make: (OutputCollector) throws -> DecompressionSession
     ) throws -> [Int: Int] {
         let outputs = try decodeFinishing(samples, every: Int.max, asynchronous: false, session: make)
-        if let oracle { #expect(outputs.map { $0.imageBuffer?.md5 } == oracle) }
+        if let oracle { #expect(outputs.map { $0.imageBuffer.map(planarMD5) } == oracle) }
         var positions: [Int: Int] = [:]
         for (position, output) in outputs.enumerated() {
             if let refcon = output.frameRefcon as? Int { positions[refcon] = position }
@@ -129,7 +132,7 @@ import Testing
         for output in outputs {
             let refcon = try #require(output.frameRefcon as? Int)
             let position = try #require(positions[refcon])
-            #expect(output.imageBuffer?.md5 == oracle[position], "\(stream) refcon \(refcon)")
+            #expect(output.imageBuffer.map(planarMD5) == oracle[position], "\(stream) refcon \(refcon)")
         }
         // Each finish emitted the frames it was asked to: after it, every frame accepted before it is out.
         #expect(Set(outputs.compactMap { $0.frameRefcon as? Int }) == Set(samples.indices))
@@ -146,6 +149,9 @@ import Testing
             try DecompressionSession(
                 formatDescription: samples[0].formatDescription,
                 decoderSpecification: DecoderSpecification(hardwareAcceleration: .disabled, threadCount: 2),
+                // The suite's MD5 is of the planar output.
+                imageBufferAttributes: ImageBufferAttributes(
+                    pixelFormat: DecompressionSession.planarPixelFormat(for: samples[0].formatDescription)),
                 outputHandler: collector.handler)
         }
         let whole = try Self.decodeFinishing(samples, every: Int.max, asynchronous: false, session: make)
@@ -154,7 +160,7 @@ import Testing
         #expect(digest.finish() == vector.md5)
         var expected: [Int: String] = [:]
         for output in whole {
-            if let refcon = output.frameRefcon as? Int { expected[refcon] = output.imageBuffer?.md5 }
+            if let refcon = output.frameRefcon as? Int { expected[refcon] = output.imageBuffer.map(planarMD5) }
         }
 
         let finished = try Self.decodeFinishing(samples, every: 7, asynchronous: true, session: make)
@@ -162,7 +168,7 @@ import Testing
         #expect(finished.allSatisfy { $0.status == nil && $0.imageBuffer != nil })
         for output in finished {
             let refcon = try #require(output.frameRefcon as? Int)
-            #expect(output.imageBuffer?.md5 == expected[refcon], "refcon \(refcon)")
+            #expect(output.imageBuffer.map(planarMD5) == expected[refcon], "refcon \(refcon)")
         }
     }
 
@@ -221,11 +227,11 @@ import Testing
                     continue
                 }
                 #expect(outputs.last?.frameRefcon as? Int == index, "\(stream) frame \(index)")
-                #expect(outputs.last?.imageBuffer?.md5 == oracle[index].md5, "\(stream) frame \(index)")
+                #expect(outputs.last?.imageBuffer.map(planarMD5) == oracle[index].md5, "\(stream) frame \(index)")
             }
             try session.waitForAsynchronousFrames()
             session.invalidate()
-            #expect(collector.outputs.map { $0.imageBuffer?.md5 } == oracle.map(\.md5), "\(stream)")
+            #expect(collector.outputs.map { $0.imageBuffer.map(planarMD5) } == oracle.map(\.md5), "\(stream)")
             if realTime {
                 #expect(lateCalls == 0, "\(stream): \(lateCalls) calls returned before their picture")
             } else {
@@ -335,7 +341,7 @@ import Testing
         session.invalidate()
         let outputs = collector.outputs
         #expect(outputs.allSatisfy { $0.status == nil })
-        #expect(outputs.map { $0.imageBuffer?.md5 } == oracle.map(\.md5))
+        #expect(outputs.map { $0.imageBuffer.map(planarMD5) } == oracle.map(\.md5))
     }
 
     /// `kVTDecompressionPropertyKey_NumberOfFramesBeingDecoded`: "Returns the number of frames
@@ -373,7 +379,8 @@ import Testing
     /// while a VTDecompressionSession is in use will result in the creation of a new
     /// CVPixelBufferPool."
     @Test func aNewMinimumBufferCountMakesANewPool() throws {
-        let attributes = ImageBufferAttributes(pixelFormat: .nv12VideoRange)
+        // A conversion (the native NV12 would need none, and has no pool).
+        let attributes = ImageBufferAttributes(pixelFormat: .bgra)
         let collector = OutputCollector()
         let (session, samples) = try Self.cpuSession(Self.bpyramid, attributes: attributes, collector: collector)
         for index in 0..<12 { try session.decodeFrame(samples[index], frameRefcon: index) }
@@ -393,8 +400,10 @@ import Testing
         for (index, sample) in samples.enumerated() { try reference.decodeFrame(sample, frameRefcon: index) }
         try reference.waitForAsynchronousFrames()
         reference.invalidate()
-        #expect(collector.outputs.map { $0.imageBuffer?.md5 } == unchanged.outputs.map { $0.imageBuffer?.md5 })
-        #expect(collector.outputs.allSatisfy { $0.imageBuffer?.pixelFormat == .nv12VideoRange })
+        #expect(
+            collector.outputs.map { $0.imageBuffer.map(planarMD5) }
+                == unchanged.outputs.map { $0.imageBuffer.map(planarMD5) })
+        #expect(collector.outputs.allSatisfy { $0.imageBuffer?.pixelFormat == .bgra })
     }
 
     /// The destination image buffer attributes may change until the first frame, and no later.

@@ -65,7 +65,7 @@ import Testing
             #expect(output.infoFlags.contains(.asynchronous) == asynchronous, "refcon \(refcon)")
             #expect(!output.infoFlags.contains(.frameDropped), "refcon \(refcon)")
         }
-        #expect(outputs.map { $0.imageBuffer?.md5 } == oracle.map(\.md5))
+        #expect(outputs.map { $0.imageBuffer.map(planarMD5) } == oracle.map(\.md5))
         #expect(collector.overlappingCalls == 0)
     }
 
@@ -124,7 +124,7 @@ import Testing
         let outputs = try Self.decode(samples, flags: [.enableAsynchronousDecompression, .enableTemporalProcessing])
         #expect(outputs.count == samples.count)
         #expect(outputs.allSatisfy { $0.status == nil })
-        #expect(outputs.map { $0.imageBuffer?.md5 } == oracle.map(\.md5))
+        #expect(outputs.map { $0.imageBuffer.map(planarMD5) } == oracle.map(\.md5))
     }
 
     // MARK: - Invalidation
@@ -157,7 +157,7 @@ import Testing
         }
         // What did come out is a clean prefix of the stream in presentation order.
         #expect(decoded.allSatisfy { $0.status == nil && !$0.infoFlags.contains(.frameDropped) })
-        #expect(decoded.map { $0.imageBuffer?.md5 } == oracle.prefix(decoded.count).map(\.md5))
+        #expect(decoded.map { $0.imageBuffer.map(planarMD5) } == oracle.prefix(decoded.count).map(\.md5))
 
         // Every method throws afterwards; a second invalidate does nothing.
         let decodeError = #expect(throws: VTError.self) {
@@ -281,7 +281,7 @@ import Testing
                 #expect(output.infoFlags.contains(.frameDropped), "refcon \(refcon)")
             } else {
                 #expect(!output.infoFlags.contains(.frameDropped), "refcon \(refcon)")
-                #expect(output.imageBuffer?.md5 == oracle[position].md5, "display frame \(position)")
+                #expect(output.imageBuffer.map(planarMD5) == oracle[position].md5, "display frame \(position)")
             }
         }
     }
@@ -303,7 +303,7 @@ import Testing
         #expect(outputs.compactMap { $0.frameRefcon as? Int }.sorted() == Array(samples.indices))
         // Display frame 0 comes before the first flipped byte.
         #expect(outputs.first?.status == nil)
-        #expect(outputs.first?.imageBuffer?.md5 == clean[0].md5)
+        #expect(outputs.first?.imageBuffer.map(planarMD5) == clean[0].md5)
         let statuses = outputs.compactMap(\.status)
         if !frameThreads {
             #expect(!statuses.isEmpty, "four damaged slices and no frame reported damage")
@@ -321,7 +321,7 @@ import Testing
         #expect(outputs.compactMap { $0.frameRefcon as? Int }.sorted() == Array(samples.indices))
         let clean = try Self.oracle(Self.bpyramid)
         // Display frames 0–24 are whole; the last, cut in half, is the broken P after them.
-        #expect(outputs.prefix(25).map { $0.imageBuffer?.md5 } == clean.prefix(25).map(\.md5))
+        #expect(outputs.prefix(25).map { $0.imageBuffer.map(planarMD5) } == clean.prefix(25).map(\.md5))
     }
 
     // MARK: - Format changes
@@ -371,7 +371,7 @@ import Testing
             #expect(output.imageBuffer?.height == size.1, "frame \(position)")
             #expect(output.imageBuffer?.rawVideoByteCount == oracle[position].size, "frame \(position)")
         }
-        #expect(outputs.map { $0.imageBuffer?.md5 } == oracle.map(\.md5))
+        #expect(outputs.map { $0.imageBuffer.map(planarMD5) } == oracle.map(\.md5))
     }
 
     @Test func anotherCodecIsRefused() throws {
@@ -421,7 +421,7 @@ import Testing
         let drained = collector.outputs
         #expect(drained.count == cut)
         #expect(session.framesInFlight == 0)
-        #expect(drained.map { $0.imageBuffer?.md5 } == oracle.prefix(cut).map(\.md5))
+        #expect(drained.map { $0.imageBuffer.map(planarMD5) } == oracle.prefix(cut).map(\.md5))
 
         for index in cut..<samples.count {
             try session.decodeFrame(samples[index], flags: [.enableAsynchronousDecompression], frameRefcon: index)
@@ -433,7 +433,7 @@ import Testing
         let rest = Array(collector.outputs.dropFirst(cut))
         #expect(rest.count == samples.count - cut)
         #expect(rest.allSatisfy { $0.status == nil && $0.imageBuffer != nil })
-        #expect(rest.map { $0.imageBuffer?.md5 } == oracle[cut...].map(\.md5))
+        #expect(rest.map { $0.imageBuffer.map(planarMD5) } == oracle[cut...].map(\.md5))
     }
 
     // MARK: - Parallel sessions
@@ -441,14 +441,14 @@ import Testing
     @Test func sessionsDecodingInParallelMatchOneSessionAlone() throws {
         let streams = [Self.bpyramid, Self.hevcMain]
         let samples = try streams.map { try Self.samples($0) }
-        let alone = try samples.map { try Self.decode($0).map { $0.imageBuffer?.md5 } }
+        let alone = try samples.map { try Self.decode($0).map { $0.imageBuffer.map(planarMD5) } }
 
         // Two sessions per stream, four at once.
         let jobs = [0, 0, 1, 1]
         let results = Locked<[Int: [String?]]>([:])
         DispatchQueue.concurrentPerform(iterations: jobs.count) { job in
             let md5s = (try? Self.decode(samples[jobs[job]], flags: [.enableAsynchronousDecompression]))?.map {
-                $0.imageBuffer?.md5
+                $0.imageBuffer.map(planarMD5)
             }
             results.withLock { $0[job] = md5s ?? [] }
         }
@@ -498,7 +498,7 @@ import Testing
         let beforeSync = outputs.filter { ($0.frameRefcon as? Int).map { $0 < secondSync - 1 } ?? false }
         #expect(beforeSync.contains { $0.status != nil || $0.imageBuffer == nil }, "no frame reported the loss")
         // From the second IDR on (display order from there), the pictures are the clean ones.
-        let tail = outputs.suffix(samples.count - secondSync).map { $0.imageBuffer?.md5 }
+        let tail = outputs.suffix(samples.count - secondSync).map { $0.imageBuffer.map(planarMD5) }
         #expect(tail == oracle.suffix(samples.count - secondSync).map(\.md5))
         #expect(outputs.suffix(samples.count - secondSync).allSatisfy { $0.status == nil })
     }
@@ -530,7 +530,7 @@ import Testing
         #expect(outputs.filter { $0.status != nil }.allSatisfy { $0.status == .videoDecoderReferenceMissing })
         // From the next IRAP picture on, the pictures are the clean ones.
         let tail = outputs.suffix(samples.count - secondSync)
-        #expect(tail.map { $0.imageBuffer?.md5 } == oracle.suffix(samples.count - secondSync).map(\.md5))
+        #expect(tail.map { $0.imageBuffer.map(planarMD5) } == oracle.suffix(samples.count - secondSync).map(\.md5))
         #expect(tail.allSatisfy { $0.status == nil })
     }
 
@@ -565,7 +565,7 @@ import Testing
         #expect(whole.allSatisfy { $0.status == nil })
         let wholePictures = Dictionary(
             uniqueKeysWithValues: whole.compactMap { output in
-                (output.frameRefcon as? Int).map { ($0 - join, output.imageBuffer?.md5) }
+                (output.frameRefcon as? Int).map { ($0 - join, output.imageBuffer.map(planarMD5)) }
             })
         let outputs = try Self.decode(joined, specification: DecoderSpecification(threadCount: 1))
         #expect(outputs.count == joined.count)
@@ -576,28 +576,38 @@ import Testing
                 #expect(output.infoFlags.contains(.frameDropped) && output.imageBuffer == nil)
             } else {
                 #expect(output.status == nil, "refcon \(refcon)")
-                #expect(output.imageBuffer?.md5 == wholePictures[refcon] ?? nil, "refcon \(refcon)")
+                #expect(output.imageBuffer.map(planarMD5) == wholePictures[refcon] ?? nil, "refcon \(refcon)")
             }
         }
     }
 
     @Test func nativeFormatRequestIsNoConversion() throws {
-        // Asking for the native format is asking for no conversion: zero copy, no pool.
+        // Asking for the CPU decoder's planar format is asking for its own pictures: zero copy,
+        // no pool. Asking for the native format is no libswscale conversion either: no pool, and
+        // only the chroma is copied (interleaved; the luma plane is the decoder's).
         let samples = try Self.samples(Self.bpyramid)
-        let collector = OutputCollector()
-        let session = try DecompressionSession(
-            formatDescription: samples[0].formatDescription,
-            imageBufferAttributes: ImageBufferAttributes(pixelFormat: .yuv420Planar), outputHandler: collector.handler)
-        for sample in samples.prefix(4) { try session.decodeFrame(sample) }
-        try session.finishDelayedFrames()
-        #expect(session.pixelBufferPool == nil)
-        #expect(collector.outputs.compactMap(\.imageBuffer).allSatisfy { $0.copiedByteCount == 0 })
-        session.invalidate()
+        for (format, copiesChroma) in [(PixelFormat.yuv420Planar, false), (.nv12VideoRange, true)] {
+            let collector = OutputCollector()
+            let session = try DecompressionSession(
+                formatDescription: samples[0].formatDescription,
+                imageBufferAttributes: ImageBufferAttributes(pixelFormat: format), outputHandler: collector.handler)
+            for sample in samples.prefix(4) { try session.decodeFrame(sample) }
+            try session.finishDelayedFrames()
+            #expect(session.pixelBufferPool == nil, "\(format)")
+            let images = collector.outputs.compactMap(\.imageBuffer)
+            #expect(!images.isEmpty)
+            for image in images {
+                let chroma = 2 * ((image.width + 1) / 2) * ((image.height + 1) / 2)
+                #expect(image.pixelFormat == format)
+                #expect(image.copiedByteCount == (copiesChroma ? chroma : 0), "\(image)")
+            }
+            session.invalidate()
+        }
     }
 
     @Test(arguments: [
-        (bpyramid, PixelFormat.yuv420Planar), ("h264-main-cabac.264", .yuv420PlanarFullRange),
-        ("hevc-main10.265", .yuv420Planar10),
+        (bpyramid, PixelFormat.nv12VideoRange), ("h264-main-cabac.264", .nv12FullRange),
+        ("hevc-main10.265", .p010VideoRange),
     ])
     func nativePixelFormatIsWhatTheDecoderHandsOut(stream: String, expected: PixelFormat) throws {
         let samples = try Self.samples(stream)
@@ -611,7 +621,7 @@ import Testing
         session.invalidate()
         let image = try #require(collector.outputs.first?.imageBuffer)
         #expect(image.pixelFormat == expected)
-        #expect(image.md5 == (try Self.oracle(stream))[0].md5)
+        #expect(planarMD5(image) == (try Self.oracle(stream))[0].md5)
     }
 
     // MARK: - Zero copy
@@ -645,8 +655,10 @@ import Testing
                 $0.shapes = shapes ?? []
             }
         }
+        // The decoder's own planar pictures: the zero-copy hand-out this test is about.
         let outputs = try Self.decode(
-            samples, specification: DecoderSpecification(threadCount: 1), collector: collector)
+            samples, specification: DecoderSpecification(threadCount: 1),
+            attributes: ImageBufferAttributes(pixelFormat: .yuv420Planar), collector: collector)
         let result = record.withLock { $0 }
 
         try #require(outputs.count == samples.count && samples.count == oracle.count)
@@ -655,7 +667,7 @@ import Testing
         #expect(result.shapes.allSatisfy { $0.bytesPerRow >= $0.width })
         #expect(result.md5BeforeWriting == oracle[0].md5)
         #expect(result.md5AfterWriting != oracle[0].md5, "the write did not reach the buffer")
-        #expect(outputs.dropFirst().map { $0.imageBuffer?.md5 } == oracle.dropFirst().map(\.md5))
+        #expect(outputs.dropFirst().map { $0.imageBuffer.map(planarMD5) } == oracle.dropFirst().map(\.md5))
     }
 }
 
@@ -754,11 +766,12 @@ extension DecompressionSessionLifecycleTests {
     /// invalidates; returns the outputs in the order they came.
     static func decode(
         _ samples: [SampleBuffer], flags: DecodeFrameFlags = [],
-        specification: DecoderSpecification = DecoderSpecification(), collector: OutputCollector = OutputCollector()
+        specification: DecoderSpecification = DecoderSpecification(), attributes: ImageBufferAttributes? = nil,
+        collector: OutputCollector = OutputCollector()
     ) throws -> [DecompressionOutput] {
         let session = try DecompressionSession(
             formatDescription: samples[0].formatDescription, decoderSpecification: specification,
-            outputHandler: collector.handler)
+            imageBufferAttributes: attributes, outputHandler: collector.handler)
         for (index, sample) in samples.enumerated() {
             try session.decodeFrame(sample, flags: flags, frameRefcon: index)
         }

@@ -19,9 +19,11 @@ import Testing
         let samples = ElementaryStreamParser.samples(in: try stream.bytes(), codec: stream.codec)
         let first = try #require(samples.first, "\(stream.name): no sample")
         let outputs = Outputs()
+        // The CPU decoder's planar pictures, uncopied: what the ffmpeg CLI hashes.
+        let planar = DecompressionSession.planarPixelFormat(for: first.formatDescription)
         let session = try DecompressionSession(
             formatDescription: first.formatDescription, decoderSpecification: .init(threadCount: threads),
-            outputHandler: outputs.append)
+            imageBufferAttributes: ImageBufferAttributes(pixelFormat: planar), outputHandler: outputs.append)
         for sample in samples { try session.decodeFrame(sample) }
         try session.finishDelayedFrames()
         session.invalidate()

@@ -387,7 +387,7 @@ extension VATestDriverTests {
                 #expect(image.md5 == seenInHandler.withLock { $0[refcon] }, "refcon \(refcon)")
                 switch path {
                 case .cpu:
-                    if position < 4 { #expect(image.md5 == oracle[position].md5, "refcon \(refcon)") }
+                    if position < 4 { #expect(planarMD5(image) == oracle[position].md5, "refcon \(refcon)") }
                 case .testDriver:
                     let stamp = HardwareSessions.stamp(image)
                     #expect(stamp?.magic == "VATB", "refcon \(refcon)")

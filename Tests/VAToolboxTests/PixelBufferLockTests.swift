@@ -26,9 +26,13 @@ import Testing
             samples = ElementaryStreamParser.samples(in: try stream.bytes(), codec: stream.codec)
             oracle = try FrameMD5Oracle(contentsOf: TestData.fixtures.appendingPathComponent(name + ".framemd5"))
             let images = self.images
+            // The decoder's own planar pictures (shared with it, as the tests below need), which
+            // are what ffmpeg's framemd5 hashes.
             session = try DecompressionSession(
                 formatDescription: samples[0].formatDescription,
-                decoderSpecification: DecoderSpecification(hardwareAcceleration: .disabled, threadCount: 1)
+                decoderSpecification: DecoderSpecification(hardwareAcceleration: .disabled, threadCount: 1),
+                imageBufferAttributes: ImageBufferAttributes(
+                    pixelFormat: DecompressionSession.planarPixelFormat(for: samples[0].formatDescription))
             ) { output in
                 if let image = output.imageBuffer { images.list.withLock { $0.append(image) } }
             }

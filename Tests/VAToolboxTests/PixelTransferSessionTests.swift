@@ -11,7 +11,9 @@ struct PixelTransferSessionTests {
 
     /// The fixture's pictures in their native format.
     static func pictures() throws -> [PixelBuffer] {
-        try PixelTransferOracleTests.decode(fixture, attributes: ImageBufferAttributes()).images
+        // The decoder's planar pictures, which the ffmpeg CLI converts from.
+        try PixelTransferOracleTests.decode(fixture, attributes: ImageBufferAttributes(pixelFormat: .yuv420Planar))
+            .images
     }
 
     static func stream() throws -> StreamFile {

@@ -338,7 +338,7 @@ import VideoToolbox
         #expect((value as? NSNumber)?.boolValue == false)
         VTDecompressionSessionInvalidate(session)
         #expect(hashes.statuses.allSatisfy { $0 == noErr })
-        #expect(hashes.list == (try SeedDecoderTests.fixtureMD5s("h264-baseline-cavlc.264")))
+        #expect(hashes.list == (try SeedDecoderTests.fixtureNV12MD5s("h264-baseline-cavlc.264")))
         let late = try Self.sampleBuffer(samples[0].data, format: format)
         #expect(
             VTDecompressionSessionDecodeFrame(session, sampleBuffer: late, flags: [], infoFlagsOut: nil) {
@@ -559,7 +559,7 @@ import VideoToolbox
         #expect(VTDecompressionSessionFinishDelayedFrames(session) == noErr)
         VTDecompressionSessionInvalidate(session)
         #expect(frames.times == timing.map(\.presentationTimeStamp))
-        #expect(frames.hashes == Array(try SeedDecoderTests.fixtureMD5s("h264-baseline-cavlc.264").prefix(4)))
+        #expect(frames.hashes == Array(try SeedDecoderTests.fixtureNV12MD5s("h264-baseline-cavlc.264").prefix(4)))
     }
 
     /// A format description from an MP4's `avcC` (what a file reader hands over) equals the one

@@ -3,9 +3,10 @@ import Synchronization
 
 /// A decoded picture — `CVPixelBuffer`.
 ///
-/// A buffer from the software decoder references the decoder's own frame memory, and one from
-/// the VA-API decoder is the GPU surface the picture was decoded into: nothing is copied to hand
-/// it to you (``copiedByteCount`` is 0). A surface is read back only while it is locked, and can
+/// A buffer from the VA-API decoder is the GPU surface the picture was decoded into, and one from
+/// the software decoder references the decoder's own frame memory: nothing is copied to hand it
+/// to you (``copiedByteCount`` is 0), except the chroma planes the CPU interleaves for its native
+/// NV12 (and the whole P010 picture it writes from a 10-bit planar one). A surface is read back only while it is locked, and can
 /// be shared with a GPU API without a copy through ``exportDMABuf(separateLayers:)``. Its pixels are reached in
 /// two ways:
 /// - scoped, through ``withLockedPlanes(_:)`` and ``withLockedPlanesForWriting(_:)``: the

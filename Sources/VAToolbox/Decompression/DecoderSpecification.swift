@@ -51,16 +51,15 @@ public struct DecoderSpecification: Sendable, Hashable {
 
 /// What the output images should look like — `destinationImageBufferAttributes`.
 ///
-/// With every field nil the session hands out the decoder's own pictures without a copy.
-/// Anything else is produced by libswscale into buffers from the session's
+/// With every field nil the session hands out its native format
+/// (``DecompressionSession/nativePixelFormat``): the GPU's surfaces without a copy, the CPU
+/// decoder's pictures packed into the same layout. A CPU session asked for its decoder's planar
+/// format (``DecompressionSession/planarPixelFormat(for:)``) hands out the decoder's pictures
+/// without a copy. Anything else is produced by libswscale into buffers from the session's
 /// ``DecompressionSession/pixelBufferPool``.
 public struct ImageBufferAttributes: Sendable, Hashable {
-    /// `kCVPixelBufferPixelFormatTypeKey`; nil keeps the decoder's native format.
-    ///
-    /// - Important: The native format differs by path (see
-    ///   ``DecompressionSession/nativePixelFormat``): NV12 or P010 on the GPU, planar on the CPU.
-    ///   Name a format, for example ``PixelFormat/nv12VideoRange``, to get the same layout on every
-    ///   machine; a conversion is made only on the path whose native format differs.
+    /// `kCVPixelBufferPixelFormatTypeKey`; nil keeps the native format, which is the same on the
+    /// GPU and the CPU (NV12 or P010 for 4:2:0 streams).
     public var pixelFormat: PixelFormat?
     /// `kCVPixelBufferWidthKey`: scale pictures to this width; nil keeps the stream's.
     public var width: Int?

@@ -65,14 +65,14 @@ public final class DecompressionSession: Sendable {
     /// What the GPU path decided on this driver so far (the surface pool it allocated, how it read
     /// surfaces back), for diagnostics; nil on the CPU. Not part of VideoToolbox.
     public var hardwareDecisions: HardwareDecisions? { state.withLock { $0.hardware?.decisions.current } }
-    /// The pixel format the decoder produces for the session's first format description, handed
-    /// out without copying when no other format is requested. (A later format with another bit
-    /// depth or chroma format changes it; each ``PixelBuffer`` says its own.)
+    /// The pixel format the session hands out for its first format description when no other
+    /// format is requested. (A later format with another bit depth or chroma format changes it;
+    /// each ``PixelBuffer`` says its own.)
     ///
-    /// - Important: It depends on where the stream is decoded: NV12 (`'420v'`) or P010 (`'x420'`)
-    ///   on the GPU, a planar format (`'y420'`, `'y0l0'`, …) on the CPU — so the same stream has
-    ///   another plane layout on a machine without a usable GPU. For one layout everywhere, ask for
-    ///   it with ``ImageBufferAttributes/pixelFormat``.
+    /// It is the same on the GPU and on the CPU: VideoToolbox's bi-planar formats for 4:2:0
+    /// streams of 8 and 10 bits (NV12 `'420v'`/`'420f'`, P010 `'x420'`/`'xf20'`), the planar
+    /// format of the CPU decoder for the streams no GPU decodes (`'y422'`, `'y4l0'`, `'y0l2'`,
+    /// `'Y800'`, …). See ``nativePixelFormat(for:)``.
     public let nativePixelFormat: PixelFormat
     /// The decoder's settings: those of creation, with the real-time mode and thread count as
     /// last set (see ``setProperty(_:to:)``).
@@ -87,8 +87,8 @@ public final class DecompressionSession: Sendable {
     public var framesInFlight: Int { state.withLock { $0.pending.count } }
 
     /// The pool the converted output comes from (`VTDecompressionSessionGetPixelBufferPool`); nil
-    /// until the first converted picture, and always nil when the native format is handed out
-    /// without a copy.
+    /// until the first converted picture, and always nil when no conversion is asked for (the
+    /// native format, or on the CPU its ``planarPixelFormat(for:)``).
     public var pixelBufferPool: PixelBufferPool? { state.withLock { $0.pool } }
 
     private let queue: DispatchQueue
@@ -123,7 +123,7 @@ public final class DecompressionSession: Sendable {
         let choice = try DecoderSelection.choose(
             for: formatDescription, specification: specification, requested: decoderSpecification,
             heldSurfaces: DecoderSelection.defaultHeldSurfaces + (imageBufferAttributes?.minimumBufferCount ?? 0))
-        let native = Self.nativePixelFormat(for: formatDescription, hardware: choice.backend.hardware != nil)
+        let native = Self.nativePixelFormat(for: formatDescription)
         let wantsTransfer = Self.wantsTransfer(imageBufferAttributes, native: native)
         nativePixelFormat = native
         var initial = SessionState(formatDescription: formatDescription, specification: specification)
@@ -355,12 +355,41 @@ public final class DecompressionSession: Sendable {
         return (try? hardware.capabilities.profile(for: newFormat).get()) != nil
     }
 
-    /// The pixel format a stream decodes to without conversion: NV12 or P010 on the GPU
-    /// (`hardware`), and on the CPU the planar format of its chroma format, bit depth and range.
-    public static func nativePixelFormat(for format: VideoFormatDescription, hardware: Bool = false) -> PixelFormat {
-        guard hardware else { return format.codecSupport.softwarePixelFormat(for: format) }
-        let fullRange = format.extensions.fullRangeVideo
-        if format.stream.bitDepthLuma > 8 { return fullRange ? .p010FullRange : .p010VideoRange }
-        return fullRange ? .nv12FullRange : .nv12VideoRange
+    /// The pixel format a session hands out for a stream when no other format is requested, on
+    /// the GPU and on the CPU alike — the format VideoToolbox decodes H.264 and HEVC to:
+    ///
+    /// | Stream                          | Native format                   |
+    /// |---------------------------------|---------------------------------|
+    /// | 4:2:0, 8 bits (and H.264 4:0:0) | `'420v'` (NV12), `'420f'` full range |
+    /// | 4:2:0, 10 bits                  | `'x420'` (P010), `'xf20'` full range |
+    /// | anything else (CPU only)        | ``planarPixelFormat(for:)``      |
+    ///
+    /// The GPU decodes to these formats. On the CPU libavcodec decodes to planar formats: a 4:2:0
+    /// picture is then packed into the bi-planar layout (the luma plane shared, the chroma
+    /// interleaved; 10-bit samples moved to the high bits), a cost ``planarPixelFormat(for:)``
+    /// avoids for a caller that wants planar pictures.
+    public static func nativePixelFormat(for format: VideoFormatDescription) -> PixelFormat {
+        BiPlanarPacker.handOutFormat(
+            for: planarPixelFormat(for: format), fullRange: format.extensions.fullRangeVideo)
+    }
+
+    /// The native pixel format of a stream on the GPU (`hardware`) or the CPU: the same on both,
+    /// ``nativePixelFormat(for:)``.
+    @available(
+        *, deprecated, renamed: "nativePixelFormat(for:)", message: "the native format is the same on both paths"
+    )
+    public static func nativePixelFormat(for format: VideoFormatDescription, hardware: Bool) -> PixelFormat {
+        nativePixelFormat(for: format)
+    }
+
+    /// The planar pixel format libavcodec decodes a stream to on the CPU (`'y420'`, `'f420'`,
+    /// `'y0l0'`, `'y422'`, …; FFmpeg's `yuv420p` and its kin, the format the `ffmpeg` CLI writes
+    /// and hashes).
+    ///
+    /// Asked for through ``ImageBufferAttributes/pixelFormat``, it is handed out by a CPU session
+    /// without any copy (the decoder's own frame memory); a GPU session converts its NV12 or P010
+    /// pictures to it.
+    public static func planarPixelFormat(for format: VideoFormatDescription) -> PixelFormat {
+        format.codecSupport.softwarePixelFormat(for: format)
     }
 }

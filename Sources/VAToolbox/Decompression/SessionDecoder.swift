@@ -48,8 +48,11 @@ final class SessionDecoder: @unchecked Sendable {
     /// Whether the settings changed since the back end opened: a CPU back end reopens at the next
     /// drain.
     private var settingsChanged = false
-    /// The converter for requested attributes; nil hands out the decoder's pictures as they are.
+    /// The converter for requested attributes; nil hands out the decoder's pictures in the
+    /// native format.
     private var transfer: PixelTransferJob?
+    /// Gives the CPU decoder's planar 4:2:0 pictures the native (bi-planar) layout.
+    private let packer = BiPlanarPacker()
     private var phase: Phase
     /// Whether the back end has been given a sample since it opened.
     private var backendHasDecoded = false
@@ -332,7 +335,6 @@ final class SessionDecoder: @unchecked Sendable {
         do throws(VTError) {
             let software = try DecoderSelection.software(for: format, specification: settings.effectiveSpecification)
             phase = .awaitingSync(software)
-            keepTheGPUsPixelFormat(for: format)
             replay.reset()
             settingsChanged = false
             backendHasDecoded = false
@@ -346,21 +348,6 @@ final class SessionDecoder: @unchecked Sendable {
             state.hardware = nil
             state.hardwareUnavailableReason = why
         }
-    }
-
-    /// After a move to the CPU, the pictures keep the layout the session handed out so far (and
-    /// that ``DecompressionSession/nativePixelFormat`` names): the CPU's planar pictures are
-    /// converted to NV12 or P010, unless the attributes already ask for a format. An app never
-    /// sees the plane layout change in the middle of a stream.
-    private func keepTheGPUsPixelFormat(for format: VideoFormatDescription) {
-        guard transfer?.attributes.pixelFormat == nil else { return }
-        let gpuFormat = DecompressionSession.nativePixelFormat(for: format, hardware: true)
-        var attributes = transfer?.attributes ?? ImageBufferAttributes()
-        attributes.pixelFormat = gpuFormat
-        guard
-            DecompressionSession.wantsTransfer(attributes, native: DecompressionSession.nativePixelFormat(for: format))
-        else { return }
-        transfer = PixelTransferJob(attributes: attributes)
     }
 
     // MARK: - Handing out
@@ -404,7 +391,8 @@ final class SessionDecoder: @unchecked Sendable {
     }
 
     /// Calls the output handler for one frame and forgets it, converting its picture first when
-    /// the attributes ask for another format or size.
+    /// the attributes ask for another format or size, and otherwise handing it out in the
+    /// native format (a planar 4:2:0 picture of the CPU packed as NV12 or P010).
     private func finish(_ token: Int64, status: VTError?, image: PixelBuffer?, handOut: HandOut = .asIs) {
         guard let pending = shared.withLock({ $0.pending.removeValue(forKey: token) }) else { return }
         // libavcodec conceals a lost reference without flagging the frames it damages.
@@ -415,11 +403,15 @@ final class SessionDecoder: @unchecked Sendable {
             outputHandler(pending.output(status: status, image: nil))
             return
         }
-        guard let transfer else {
-            outputHandler(pending.output(status: status, image: handOut.apply(to: image)))
-            return
-        }
         do throws(VTError) {
+            guard let transfer, transfer.changes(image) else {
+                // No conversion: a requested format the picture already has (the CPU's planar
+                // one) goes out as it is, without a copy; no request means the native layout.
+                var picture = handOut.apply(to: image)
+                if transfer == nil { picture = try packer.pack(picture) }
+                outputHandler(pending.output(status: status, image: picture))
+                return
+            }
             let converted = try transfer.convert(image)
             shared.withLock { $0.pool = transfer.transfer.currentPool }
             outputHandler(pending.output(status: status, image: converted))
@@ -517,9 +509,21 @@ final class PixelTransferJob: @unchecked Sendable {
         return PixelTransferJob(attributes: attributes)
     }
 
+    /// The format `image` is converted to: the requested one, or the native one when only a
+    /// size is requested.
+    func targetFormat(for image: PixelBuffer) -> PixelFormat {
+        attributes.pixelFormat ?? BiPlanarPacker.handOutFormat(of: image)
+    }
+
+    /// Whether converting `image` changes it: another format or size than its own.
+    func changes(_ image: PixelBuffer) -> Bool {
+        targetFormat(for: image) != image.pixelFormat || (attributes.width ?? image.width) != image.width
+            || (attributes.height ?? image.height) != image.height
+    }
+
     func convert(_ image: PixelBuffer) throws(VTError) -> PixelBuffer {
         try transfer.transfer(
-            image, to: attributes.pixelFormat ?? image.pixelFormat, width: attributes.width ?? image.width,
+            image, to: targetFormat(for: image), width: attributes.width ?? image.width,
             height: attributes.height ?? image.height, minimumBufferCount: attributes.minimumBufferCount)
     }
 }
