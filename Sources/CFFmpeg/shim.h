@@ -98,6 +98,30 @@ static inline AVBufferRef *CFFmpeg_vaapi_device_create(void *display, CFFmpeg_de
     return reference;
 }
 
+/// The layout of `AVVAAPIFramesContext` from libavutil/hwcontext_vaapi.h (unchanged since FFmpeg 3),
+/// mirrored for the reason given above.
+typedef struct CFFmpeg_VAAPIFramesContext {
+    void *attributes;
+    int nb_attributes;
+    unsigned int *surface_ids;
+    int nb_surfaces;
+} CFFmpeg_VAAPIFramesContext;
+
+/// Tells a VA-API frames context which surfaces its (caller-supplied) pool holds, for libavcodec's
+/// `vaCreateContext`: a copy libavutil frees with the context (`vaapi_frames_uninit`). Returns 0,
+/// or `AVERROR(ENOMEM)`.
+static inline int CFFmpeg_vaapi_frames_set_surfaces(AVHWFramesContext *frames, const unsigned int *surfaces,
+                                                    int count) {
+    CFFmpeg_VAAPIFramesContext *context = (CFFmpeg_VAAPIFramesContext *)frames->hwctx;
+    unsigned int *copy = av_malloc_array((size_t)count, sizeof(*copy));
+    if (!copy) return AVERROR(ENOMEM);
+    for (int i = 0; i < count; i++) copy[i] = surfaces[i];
+    av_freep(&context->surface_ids);
+    context->surface_ids = copy;
+    context->nb_surfaces = count;
+    return 0;
+}
+
 /// The `VADisplay` of a VA-API frame (`AV_PIX_FMT_VAAPI`), through its frames and device contexts.
 static inline void *CFFmpeg_frame_vaapi_display(const AVFrame *frame) {
     if (!frame->hw_frames_ctx) return NULL;

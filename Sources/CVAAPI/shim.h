@@ -40,6 +40,22 @@ static const unsigned int CVAAPI_FOURCC_NV12 = VA_FOURCC_NV12;
 /// `VA_FOURCC_P010`.
 static const unsigned int CVAAPI_FOURCC_P010 = VA_FOURCC_P010;
 
+/// `VASurfaceReady`: `vaQuerySurfaceStatus` says the GPU has finished the surface's picture.
+static const VASurfaceStatus CVAAPI_SURFACE_READY = VASurfaceReady;
+
+/// `vaCreateSurfaces` with the one attribute every driver takes, the surfaces' pixel format (as
+/// libavutil's `vaapi_pool_alloc` sets it; Swift cannot fill `VASurfaceAttrib`'s union tidily).
+static inline VAStatus CVAAPI_create_surfaces(VADisplay display, unsigned int rt_format, unsigned int width,
+                                              unsigned int height, VASurfaceID *surfaces, unsigned int count,
+                                              unsigned int fourcc) {
+    VASurfaceAttrib attribute = {
+        .type = VASurfaceAttribPixelFormat,
+        .flags = VA_SURFACE_ATTRIB_SETTABLE,
+        .value = {.type = VAGenericValueTypeInteger, .value = {.i = (int)fourcc}},
+    };
+    return vaCreateSurfaces(display, rt_format, width, height, surfaces, count, &attribute, 1);
+}
+
 /// The driver context behind a display (`((VADisplayContextP)display)->pDriverContext`).
 static inline VADriverContextP CVAAPI_driver_context(VADisplay display) {
     return display ? ((VADisplayContextP)display)->pDriverContext : NULL;

@@ -1314,12 +1314,16 @@ static VAStatus vatb_SyncSurface2(VADriverContextP ctx, VASurfaceID surface, uin
     return vatb_SyncSurface(ctx, surface);
 }
 
+// Rendering while the simulated GPU (VATB_LATENCY_US) has not finished the surface's picture, as
+// iHD answers while the picture's batch is busy (media_libva.cpp DdiMedia_QuerySurfaceStatus);
+// ready otherwise. Never waits.
 static VAStatus vatb_QuerySurfaceStatus(VADriverContextP ctx, VASurfaceID render_target, VASurfaceStatus *status_out) {
     ENTER(ctx);
-    if (table_get(&driver->surfaces, render_target) == NULL) {
+    Surface *surface = table_get(&driver->surfaces, render_target);
+    if (surface == NULL) {
         status = VA_STATUS_ERROR_INVALID_SURFACE;
     } else {
-        *status_out = VASurfaceReady;
+        *status_out = surface->ready_ns > now_ns() ? VASurfaceRendering : VASurfaceReady;
     }
     LEAVE();
 }

@@ -103,6 +103,10 @@ final class LibavcodecContext {
         context.pointee.extradata_size = Int32(record.count)
     }
 
+    /// Runs once the decoder is closed, when libavcodec holds no picture any more: a back end
+    /// frees there what only libavcodec's pictures needed (``DecoderSurfaces``).
+    var afterClose: (() -> Void)?
+
     deinit {
         var context: UnsafeMutablePointer<AVCodecContext>? = context
         log.whileCalling { avcodec_free_context(&context) }
@@ -110,6 +114,7 @@ final class LibavcodecContext {
         av_packet_free(&packet)
         var frame: UnsafeMutablePointer<AVFrame>? = frame
         av_frame_free(&frame)
+        afterClose?()
     }
 
     /// Decodes one sample's data.

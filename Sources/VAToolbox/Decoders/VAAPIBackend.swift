@@ -13,10 +13,18 @@ import Synchronization
 /// fault records of its driver table are its own: another session's failed picture never flags
 /// this session's frames.
 ///
-/// A picture is synchronised (`vaSyncSurface`) when it is needed, not as libavcodec returns it:
-/// on drivers that report decode errors there (iHD), when it is handed out, to learn its status;
-/// on the others (Mesa, nvidia, i965), only when it is locked, exported or copied, so that the
-/// GPU works ahead of the session.
+/// A picture is synchronised (`vaSyncSurface`) when it is needed, not as libavcodec returns it,
+/// so that the GPU works ahead of the session as it does for `ffmpeg -hwaccel_output_format
+/// vaapi`, which never synchronises:
+/// - on drivers that report no decode errors there (Mesa, nvidia, i965), only when it is locked,
+///   exported or copied;
+/// - on drivers that do (iHD), before it is handed out, since VideoToolbox reports a frame's
+///   status with the frame. Pictures wait for that in presentation order: each goes out as soon
+///   as `vaQuerySurfaceStatus` says the GPU has finished it, and is waited for only when more
+///   than ``synchronisationDepth`` are waiting (or at a drain). The decode queue never waits for
+///   the picture it has just submitted, and output runs at most that many pictures behind the GPU
+///   (none in real-time mode, where every picture is synchronised as libavcodec returns it). The
+///   surfaces of the waiting pictures are added to the pool.
 ///
 /// Failures, each reported with what it concerns:
 /// - libavcodec sets the hwaccel up at the first picture (its `get_format` call); when that fails
@@ -42,6 +50,17 @@ final class VAAPIBackend: DecoderBackend {
     private let decoder: LibavcodecContext
     private let negotiation: FormatNegotiation
     private let allowance: SurfaceAllowance
+    /// Pictures libavcodec has returned, in presentation order, that wait for the GPU to finish
+    /// them before they are handed out (on drivers that report decode errors at sync).
+    private var waiting: [DecodedPicture] = []
+    /// How many pictures may wait for the GPU before the oldest is waited for; 0 synchronises
+    /// each picture as libavcodec returns it.
+    let synchronisationDepth: Int
+
+    /// Pictures that may wait for the GPU outside real-time mode: the depth of a GPU's queue
+    /// (the test driver's `VATB_QUEUE_DEPTH` default), so that the oldest is normally finished by
+    /// the time it must go out.
+    static let defaultSynchronisationDepth = 4
 
     /// Opens libavcodec with the VA-API hwaccel on `device`.
     ///
@@ -52,11 +71,13 @@ final class VAAPIBackend: DecoderBackend {
     ///     stream's own profile (a containing one), libavcodec is told to accept the mismatch.
     ///   - extraSurfaces: Surfaces beyond what libavcodec needs for its reference pictures: the
     ///     pictures the application may hold at once.
+    ///   - realTime: Whether each picture is to be handed out as soon as libavcodec returns it
+    ///     (``DecoderSpecification/realTime``): no picture then waits for the GPU in the back end.
     /// - Throws: ``VTError/couldNotCreateInstance`` when libavutil refuses the display, or what
     ///   opening libavcodec throws.
     init(
         formatDescription: VideoFormatDescription, device: VADevice, profile: HardwareDecodeProfile,
-        extraSurfaces: Int
+        extraSurfaces: Int, realTime: Bool = false
     ) throws(VTError) {
         // A display of its own (see the type's discussion); the shared one if the node cannot be
         // opened again.
@@ -67,9 +88,11 @@ final class VAAPIBackend: DecoderBackend {
             renderNode: device.renderNode, capabilities: device.capabilities, decisions: device.decisions)
         let allowance = SurfaceAllowance(spareSurfaces: max(1, extraSurfaces))
         self.allowance = allowance
+        let depth = device.quirks.reportsDecodeErrorsAtSync && !realTime ? Self.defaultSynchronisationDepth : 0
+        synchronisationDepth = depth
         let negotiation = FormatNegotiation(
-            extraSurfaces: extraSurfaces, renderTargetLimit: device.quirks.renderTargetLimit, allowance: allowance,
-            decisions: device.decisions)
+            extraSurfaces: extraSurfaces, waitingSurfaces: depth, renderTargetLimit: device.quirks.renderTargetLimit,
+            allowance: allowance, device: device, decisions: device.decisions)
         self.negotiation = negotiation
         let support = formatDescription.codecSupport
         let isExact = support.isExactHardwareProfile(VAProfile(rawValue: profile.vaProfile), for: formatDescription)
@@ -101,12 +124,15 @@ final class VAAPIBackend: DecoderBackend {
                 context.pointee.hwaccel_flags |= Int32(AV_HWACCEL_FLAG_ALLOW_PROFILE_MISMATCH)
             }
         }
+        // Closed, libavcodec holds no surface: every surface no handed-out picture holds goes.
+        decoder.afterClose = { negotiation.releaseIdleSurfaces() }
     }
 
     func decode(_ data: [UInt8], token: Int64) -> DecodeStep {
         let before = device.faults?.failureCount ?? 0
         let (pictures, error) = decoder.send(data, token: token, picture: picture(from:))
-        var step = DecodeStep(pictures: pictures, deviceFaulted: (device.faults?.failureCount ?? 0) > before)
+        var step = DecodeStep(
+            pictures: settle(pictures, draining: false), deviceFaulted: (device.faults?.failureCount ?? 0) > before)
         if let error {
             if let failure = negotiation.failure {
                 step.failure = .backEndCannotContinue(failure)
@@ -120,37 +146,77 @@ final class VAAPIBackend: DecoderBackend {
     }
 
     func drain() -> [DecodedPicture] {
-        decoder.drain(picture: picture(from:))
+        settle(decoder.drain(picture: picture(from:)), draining: true)
     }
 
     func reconfigure(for format: VideoFormatDescription) {
         decoder.adopt(format)
     }
 
-    /// A surface picture, or the device fault the driver reported for it; every picture of this
-    /// back end is handed out under the surface allowance.
+    /// A surface picture, or the device fault the driver reported at `vaEndPicture`; every
+    /// picture of this back end is handed out under the surface allowance.
     private func picture(from frame: UnsafeMutablePointer<AVFrame>) throws(VTError) -> DecodedPicture {
         guard frame.pointee.format.pixelFormat == AV_PIX_FMT_VAAPI else {
             return try LibavcodecContext.picture(from: frame)
         }
         let surface = VASurfaceID(CFFmpeg_frame_vaapi_surface(frame))
-        var fault = device.faults?.fault(of: surface)
-        if fault == nil, device.quirks.reportsDecodeErrorsAtSync {
-            do throws(VTError) {
-                try SurfaceMapping.synchronize(device.display, surface)
-            } catch {
-                fault = error
-            }
-        }
-        if let fault {
+        if let fault = device.faults?.fault(of: surface) {
             let token = frame.pointee.pts
             av_frame_unref(frame)
-            return DecodedPicture(
-                token: token, pixelBuffer: nil, status: fault, isDeviceFault: fault != VTError.videoDecoderBadData)
+            return DecodedPicture(token: token, pixelBuffer: nil, status: fault, isDeviceFault: true)
         }
         var picture = try LibavcodecContext.picture(from: frame)
         picture.handOut = .surface(allowance)
         return picture
+    }
+
+    /// Adds `pictures` to those waiting for the GPU and returns, in presentation order, those
+    /// whose status is now known: the front pictures the GPU has finished, then, while more than
+    /// ``synchronisationDepth`` wait (or all, when `draining`), the oldest after waiting for it.
+    private func settle(_ pictures: [DecodedPicture], draining: Bool) -> [DecodedPicture] {
+        waiting.append(contentsOf: pictures)
+        var settled: [DecodedPicture] = []
+        var index = 0
+        while index < waiting.count {
+            let picture = waiting[index]
+            if let surface = surfaceToSynchronise(picture) {
+                let mustWait = draining || waiting.count - index > synchronisationDepth
+                guard mustWait || SurfaceMapping.isFinished(device.display, surface) else { break }
+                settled.append(synchronised(picture, surface))
+            } else {
+                settled.append(picture)
+            }
+            index += 1
+        }
+        waiting.removeFirst(index)
+        return settled
+    }
+
+    /// The surface to synchronise before `picture` goes out: on drivers that report decode
+    /// errors at sync, a surface picture of a sample the session hands out (replayed samples,
+    /// with negative tokens, are not).
+    private func surfaceToSynchronise(_ picture: DecodedPicture) -> VASurfaceID? {
+        guard device.quirks.reportsDecodeErrorsAtSync, picture.token >= 0, let image = picture.pixelBuffer else {
+            return nil
+        }
+        let surface = try? image.withSurfaceFrame { (frame) throws(VTError) -> VASurfaceID? in
+            frame.map { VASurfaceID(CFFmpeg_frame_vaapi_surface($0)) }
+        }
+        return surface ?? nil
+    }
+
+    /// `picture` once the GPU has finished it, or without its image and with the error the driver
+    /// reported at sync: ``VTError/videoDecoderBadData`` for a picture decoded with errors,
+    /// ``VTError/videoDecoderMalfunction`` (a device fault) otherwise.
+    private func synchronised(_ picture: DecodedPicture, _ surface: VASurfaceID) -> DecodedPicture {
+        do throws(VTError) {
+            try SurfaceMapping.synchronize(device.display, surface)
+            return picture
+        } catch {
+            return DecodedPicture(
+                token: picture.token, pixelBuffer: nil, status: error,
+                isDeviceFault: error != VTError.videoDecoderBadData)
+        }
     }
 }
 
@@ -198,8 +264,12 @@ final class SurfaceAllowance: Sendable {
 /// `avcodec_send_packet`, on that queue.
 final class FormatNegotiation {
     private let extraSurfaces: Int
+    private let waitingSurfaces: Int
     private let renderTargetLimit: Int?
     private let allowance: SurfaceAllowance
+    private let device: VADevice
+    /// The surfaces of every frames context made so far (a new stream configuration makes another).
+    private var surfaceSets: [DecoderSurfaces] = []
     /// Why the hwaccel could not start; nil while it works.
     private(set) var failure: VTError?
     /// The pool made at the last `get_format` call, for diagnostics.
@@ -207,14 +277,31 @@ final class FormatNegotiation {
     /// Where the pool is recorded for ``DecompressionSession/hardwareDecisions``.
     private let decisions: HardwareDecisionRecord?
 
+    /// - Parameters:
+    ///   - extraSurfaces: Surfaces for the pictures the application may hold.
+    ///   - waitingSurfaces: Surfaces for the pictures the back end keeps until the GPU has
+    ///     finished them (``VAAPIBackend/synchronisationDepth``).
+    ///   - renderTargetLimit: The driver's surface limit, if it has one.
+    ///   - allowance: Told how many surfaces the application may hold.
+    ///   - device: The display the surfaces are made on.
+    ///   - decisions: Where the pool is recorded for diagnostics.
     init(
-        extraSurfaces: Int, renderTargetLimit: Int?, allowance: SurfaceAllowance,
-        decisions: HardwareDecisionRecord? = nil
+        extraSurfaces: Int, waitingSurfaces: Int, renderTargetLimit: Int?, allowance: SurfaceAllowance,
+        device: VADevice, decisions: HardwareDecisionRecord? = nil
     ) {
         self.extraSurfaces = extraSurfaces
+        self.waitingSurfaces = waitingSurfaces
         self.renderTargetLimit = renderTargetLimit
         self.allowance = allowance
         self.decisions = decisions
+        self.device = device
+    }
+
+    /// Frees every surface no picture holds any more (``DecoderSurfaces/releaseIdleSurfaces()``):
+    /// call once libavcodec is closed.
+    func releaseIdleSurfaces() {
+        for surfaces in surfaceSets { surfaces.releaseIdleSurfaces() }
+        surfaceSets.removeAll()
     }
 
     /// Picks `AV_PIX_FMT_VAAPI` and installs a frames context with room for libavcodec's
@@ -249,7 +336,7 @@ final class FormatNegotiation {
             let pool = SurfacePool(
                 libavcodecSurfaces: Int(parameters.pointee.initial_pool_size),
                 references: Int(context.pointee.refs), reorderDepth: Int(context.pointee.has_b_frames),
-                spares: extraSurfaces, limit: renderTargetLimit)
+                spares: extraSurfaces + waitingSurfaces, limit: renderTargetLimit)
         else {
             var unwanted: UnsafeMutablePointer<AVBufferRef>? = frames
             av_buffer_unref(&unwanted)
@@ -259,9 +346,19 @@ final class FormatNegotiation {
             return AV_PIX_FMT_NONE
         }
         parameters.pointee.initial_pool_size = Int32(pool.size)
-        allowance.spareSurfaces = pool.spares
+        allowance.spareSurfaces = max(0, pool.spares - waitingSurfaces)
         self.pool = pool
         decisions?.record(pool)
+        do throws(VTError) {
+            if let surfaces = try DecoderSurfaces.install(on: parameters, device: device) {
+                surfaceSets.append(surfaces)
+            }
+        } catch {
+            var unwanted: UnsafeMutablePointer<AVBufferRef>? = frames
+            av_buffer_unref(&unwanted)
+            failure = error
+            return AV_PIX_FMT_NONE
+        }
         status = av_hwframe_ctx_init(frames)
         guard status >= 0 else {
             var unwanted: UnsafeMutablePointer<AVBufferRef>? = frames

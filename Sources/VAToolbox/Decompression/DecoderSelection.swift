@@ -98,7 +98,9 @@ enum DecoderSelection {
         for format: VideoFormatDescription, specification: DecoderSpecification, heldSurfaces: Int
     ) -> Result<VAAPIBackend, VTError> {
         usableDevice(for: format, renderNodePath: specification.renderNodePath) { (device, profile) throws(VTError) in
-            try VAAPIBackend(formatDescription: format, device: device, profile: profile, extraSurfaces: heldSurfaces)
+            try VAAPIBackend(
+                formatDescription: format, device: device, profile: profile, extraSurfaces: heldSurfaces,
+                realTime: specification.realTime)
         }
     }
 

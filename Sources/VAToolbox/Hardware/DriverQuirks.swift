@@ -88,12 +88,13 @@ public struct DriverQuirks: Sendable, Hashable, CustomStringConvertible {
             + "spares (+ minimumBufferCount)" + (renderTargetLimit.map { ", at most \($0)" } ?? "")
     }
 
-    /// `"iHD: read-back vaDeriveImage, sync at hand-out (decode errors), no render-target limit,
-    /// export separate layers (composed too)"`.
+    /// `"iHD: read-back vaDeriveImage, sync before hand-out, up to 4 pictures behind the GPU (…),
+    /// no surface limit, export separate layers (composed on request)"`.
     public var description: String {
         let sync =
             reportsDecodeErrorsAtSync
-            ? "sync at hand-out (the driver reports decode errors there)"
+            ? "sync before hand-out, up to \(VAAPIBackend.defaultSynchronisationDepth) pictures behind the GPU "
+                + "(the driver reports decode errors there)"
             : "sync at lock/export only (the driver reports no decode errors)"
         let limit = renderTargetLimit.map { "at most \($0) surfaces per decoder" } ?? "no surface limit"
         let export = exportsComposedLayers ? "separate layers (composed on request)" : "separate layers only"

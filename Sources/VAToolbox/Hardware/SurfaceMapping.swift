@@ -50,6 +50,14 @@ enum SurfaceMapping {
             status, "vaSyncSurface", as: .videoDecoderMalfunction, "the GPU failed to finish the picture")
     }
 
+    /// Whether the GPU has finished the surface's picture, asked without waiting
+    /// (`vaQuerySurfaceStatus`); false when the driver cannot say.
+    static func isFinished(_ display: VADisplay, _ surface: VASurfaceID) -> Bool {
+        var status = VASurfaceStatus(rawValue: 0)
+        return vaQuerySurfaceStatus(display, surface, &status) == CVAAPI_STATUS_SUCCESS
+            && status == CVAAPI_SURFACE_READY
+    }
+
     /// A software frame (NV12 or P010) whose planes are a read-back of a VA frame's surface,
     /// cropped as the VA frame is; the image goes back to its cache (or a derived image is
     /// destroyed) when the frame is freed.
