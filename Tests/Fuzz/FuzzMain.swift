@@ -3,7 +3,14 @@
 // and `-D FUZZING`. `VATB_FUZZ_TARGET` chooses the target (parser, session, gpu-session);
 // `VATB_FIXTURES` is Tests/Fixtures; with `VATB_FUZZ_WRITE_SEEDS=<folder>` the binary writes the
 // target's seed inputs there (from the fixtures and `VATB_CONFORMANCE`) and exits.
+// `VATB_FUZZ_LEAK_CHECK_EVERY=N` (session targets; Scripts/fuzz sets it) runs LeakSanitizer every
+// N inputs, and on a leak writes those N inputs to `VATB_FUZZ_ARTIFACTS` as `leak-window-*`.
 import Glibc
+
+/// LeakSanitizer's check, from the AddressSanitizer runtime linked in: nonzero when it found
+/// leaks (it prints them); unlike the check at exit, it lets the process go on.
+@_silgen_name("__lsan_do_recoverable_leak_check")
+func leakSanitizerRecoverableCheck() -> Int32
 
 /// The harness's state, set once in `LLVMFuzzerInitialize` before any input runs.
 enum FuzzHarness {
@@ -13,6 +20,12 @@ enum FuzzHarness {
     nonisolated(unsafe) static var specification = DecoderSpecification()
     nonisolated(unsafe) static var driverPath = ""
     nonisolated(unsafe) static var baseline: [Int]?
+    /// Inputs between two LeakSanitizer checks (0: none; libFuzzer's own per-input check then).
+    nonisolated(unsafe) static var leakCheckInterval = 0
+    /// Where a leak's window of inputs is written (Scripts/fuzz: Tests/Regressions/TARGET/).
+    nonisolated(unsafe) static var artifacts = "."
+    /// The inputs since the last leak check.
+    nonisolated(unsafe) static var sinceLeakCheck: [[UInt8]] = []
 
     static func environment(_ name: String) -> String? { getenv(name).map { String(cString: $0) } }
 
@@ -54,6 +67,8 @@ enum FuzzHarness {
             }
             baseline = objects
         }
+        leakCheckInterval = environment("VATB_FUZZ_LEAK_CHECK_EVERY").flatMap { Int($0) } ?? 0
+        artifacts = environment("VATB_FUZZ_ARTIFACTS") ?? "."
         if let folder = environment("VATB_FUZZ_WRITE_SEEDS") {
             writeSeeds(to: folder, fixtures: fixtures, conformance: environment("VATB_CONFORMANCE"))
             exit(0)
@@ -71,7 +86,31 @@ enum FuzzHarness {
                 let now = FuzzEntryPoints.driverLiveObjects(driverPath: driverPath)
                 if now != baseline { fail("VA objects \(now ?? []) after the input, \(baseline) before") }
             }
+            checkLeaks(after: data)
         }
+    }
+
+    /// Every `leakCheckInterval` inputs, runs LeakSanitizer over the whole heap; a leak writes the
+    /// inputs since the previous check (one of them leaked) and stops.
+    ///
+    /// The session targets need this instead of libFuzzer's per-input check: libdispatch's worker
+    /// threads free a session's queue and their own caches after the input returns, so libFuzzer
+    /// sees more mallocs than frees after nearly every input and runs a full LeakSanitizer scan
+    /// each time (about 80% of the CPU time) until it gives up after 1,000 of them and checks no more.
+    /// A scan every N inputs costs 1/N of that and never stops; LeakSanitizer also checks at exit.
+    static func checkLeaks(after data: [UInt8]) {
+        guard leakCheckInterval > 0 else { return }
+        sinceLeakCheck.append(data)
+        guard sinceLeakCheck.count >= leakCheckInterval else { return }
+        defer { sinceLeakCheck.removeAll(keepingCapacity: true) }
+        guard leakSanitizerRecoverableCheck() != 0 else { return }
+        let stamp = time(nil)
+        for (index, input) in sinceLeakCheck.enumerated() {
+            write(input, to: "\(artifacts)/leak-window-\(stamp)-\(index)")
+        }
+        fail(
+            "LeakSanitizer found a leak within the last \(sinceLeakCheck.count) inputs, written to "
+                + "\(artifacts)/leak-window-\(stamp)-*: replay each alone to find it")
     }
 
     // MARK: - Seeds

@@ -247,6 +247,19 @@ final class CollectedOutputs: Sendable {
         }
     }
 
+    /// A slice before the sequence header (bytes cut in the middle of a picture) is not part of
+    /// the description: it is the one of the bytes from the sequence header on. (The parser fuzz
+    /// target found it: the configuration then ended before it began, and the range trapped.)
+    @Test func mpeg2DescriptionIgnoresASliceBeforeTheSequenceHeader() throws {
+        let file = try #require(CodecFile.fixtures.first { $0.name == "mpeg2-progressive.m2v" })
+        let data = try #require(try file.samples().first).data
+        let clean = try VideoFormatDescription(mpeg2SequenceHeader: data)
+        let cut = try VideoFormatDescription(mpeg2SequenceHeader: [0x00, 0x00, 0x01, 0x01, 0x12, 0x34] + data)
+        #expect(cut.extensions.decoderConfigurationRecord == clean.extensions.decoderConfigurationRecord)
+        #expect(cut.extensions.decoderConfigurationRecord.starts(with: [0x00, 0x00, 0x01, 0xB3]))
+        #expect(cut.codedDimensions == clean.codedDimensions)
+    }
+
     /// A `vpcC` atom as an MP4 muxer writes it (ffmpeg, at test time) parses to the stream's
     /// facts, and a description made from it decodes the stream.
     @Test func vp9DescriptionsFromAVPCCAtom() throws {

@@ -18,9 +18,12 @@ extension VideoFormatDescription {
                 "the bytes hold no MPEG-2 sequence header (00 00 01 B3)")
         }
         let header = try MPEG2SequenceHeader(first)
+        // The first picture or slice after the sequence header (one before it is not part of it).
         let configurationEnd =
-            units.first { $0.startCode == MPEG2StartCodeUnit.pictureStartCode || $0.isSlice }?.prefixIndex
-            ?? mpeg2SequenceHeader.endIndex
+            units.first {
+                $0.prefixIndex > first.prefixIndex
+                    && ($0.startCode == MPEG2StartCodeUnit.pictureStartCode || $0.isSlice)
+            }?.prefixIndex ?? mpeg2SequenceHeader.endIndex
         let following = units.drop { $0.prefixIndex <= first.prefixIndex }
             .prefix { $0.startCode == MPEG2StartCodeUnit.extensionStartCode || $0.startCode == 0xB2 }
         var sequenceExtension: MPEG2SequenceExtension?
