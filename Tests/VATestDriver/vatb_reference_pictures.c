@@ -17,8 +17,11 @@
 // - VP8: the frame after its 3-byte (10 on a key frame) header (vaapi_vp8.c).
 // - VP9: each frame of a superframe; a show_existing_frame frame is not decoded (vaapi_vp9.c):
 //   it outputs the surface of a reference slot, so the slots are followed (walk_vp9).
-// - AV1: the tile data, which starts after the uncompressed frame header; finding it needs a frame
-//   header parser, which this file does not have, so AV1 streams are refused.
+// - AV1: the tile data of each tile group (vaapi_av1.c), which starts after the uncompressed frame
+//   header: every suffix of the OBU payload starting in its first bytes is registered (walk_av1_obus,
+//   one tile per picture); a show_existing_frame is not decoded, so the 8 reference slots are
+//   followed through the sequence header and each frame header up to refresh_frame_flags. Streams
+//   with film grain are refused.
 //
 // Field pictures continue one hash over both fields, as the driver does: a picture that starts
 // inside a packet (an H.264 or HEVC slice with first_mb_in_slice / first_slice_segment_in_pic_flag
@@ -359,6 +362,320 @@ static void walk_vp9(Walk *walk, const AVPacket *packet) {
     if (shown != 0 && !add_entry(walk->pictures, shown, walk->frame)) walk->ok = false;
 }
 
+// MARK: - AV1
+
+// What the driver hashes for AV1: libavcodec/vaapi_av1.c (vaapi_av1_decode_slice) renders one
+// slice data buffer per tile group, the tile group's tile data, with one slice parameter buffer
+// per tile (offset and size of the tile in it); the driver hashes each tile without trailing
+// zeros. The tile data starts after the uncompressed frame header and its byte alignment (an
+// OBU_FRAME, AV1 spec 5.10) or at the start of an OBU_TILE_GROUP payload (5.11.1: with one tile
+// there is no tile_start_and_end_present_flag). Rather than parse the whole frame header, every
+// suffix of the payload that starts in its first AV1_TILE_START_SEARCH bytes is hashed: with one
+// tile per picture, the driver's hash is one of them. With several tiles the driver's hash (one
+// hash over the tiles, without the tile_size_minus_1 fields between them) matches none: such a
+// picture keeps its stamp (traced), never gets wrong pixels.
+#define AV1_TILE_START_SEARCH 512
+
+enum {
+    AV1_OBU_SEQUENCE_HEADER = 1,
+    AV1_OBU_FRAME_HEADER = 3,
+    AV1_OBU_TILE_GROUP = 4,
+    AV1_OBU_FRAME = 6,
+    AV1_OBU_REDUNDANT_FRAME_HEADER = 7,
+};
+
+// The sequence header fields (spec 5.5) that the uncompressed header needs up to
+// refresh_frame_flags.
+typedef struct AV1Sequence {
+    bool valid;
+    bool reduced_still_picture_header;
+    bool decoder_model_info_present;
+    bool equal_picture_interval;
+    unsigned int buffer_removal_time_length, frame_presentation_time_length;
+    unsigned int operating_points;
+    unsigned int operating_point_idc[32];
+    bool decoder_model_present_for_this_op[32];
+    bool frame_id_numbers_present;
+    unsigned int frame_id_length;
+    unsigned int seq_force_screen_content_tools, seq_force_integer_mv;
+    unsigned int order_hint_bits;
+    bool film_grain_params_present;
+} AV1Sequence;
+
+// The candidate tile-data hashes of one picture.
+typedef struct AV1Picture {
+    uint64_t hashes[AV1_TILE_START_SEARCH];
+    size_t count;
+    bool key_frame;
+} AV1Picture;
+
+// uvlc() (spec 4.10.3).
+static unsigned int read_uvlc(Bits *bits) {
+    int leading_zeros = 0;
+    while (leading_zeros < 32 && read_bits(bits, 1) == 0) leading_zeros++;
+    if (leading_zeros >= 32) return UINT32_MAX;
+    return read_bits(bits, leading_zeros) + (1u << leading_zeros) - 1;
+}
+
+// sequence_header_obu (spec 5.5.1), with color_config (5.5.2) only to reach
+// film_grain_params_present.
+static AV1Sequence av1_sequence_header(const uint8_t *data, size_t size) {
+    Bits bits = {.data = data, .size = size};
+    AV1Sequence sequence = {.valid = true, .operating_points = 1};
+    unsigned int profile = read_bits(&bits, 3);
+    read_bits(&bits, 1); // still_picture
+    sequence.reduced_still_picture_header = read_bits(&bits, 1);
+    if (sequence.reduced_still_picture_header) {
+        read_bits(&bits, 5); // seq_level_idx[0]
+    } else {
+        if (read_bits(&bits, 1)) {  // timing_info_present_flag
+            read_bits(&bits, 32);   // num_units_in_display_tick
+            read_bits(&bits, 32);   // time_scale
+            sequence.equal_picture_interval = read_bits(&bits, 1);
+            if (sequence.equal_picture_interval) read_uvlc(&bits); // num_ticks_per_picture_minus_1
+            sequence.decoder_model_info_present = read_bits(&bits, 1);
+        }
+        unsigned int buffer_delay_length = 0;
+        if (sequence.decoder_model_info_present) { // decoder_model_info (5.5.4)
+            buffer_delay_length = read_bits(&bits, 5) + 1;
+            read_bits(&bits, 32); // num_units_in_decoding_tick
+            sequence.buffer_removal_time_length = read_bits(&bits, 5) + 1;
+            sequence.frame_presentation_time_length = read_bits(&bits, 5) + 1;
+        }
+        bool initial_display_delay_present = read_bits(&bits, 1);
+        sequence.operating_points = read_bits(&bits, 5) + 1;
+        for (unsigned int i = 0; i < sequence.operating_points; i++) {
+            sequence.operating_point_idc[i] = read_bits(&bits, 12);
+            if (read_bits(&bits, 5) > 7) read_bits(&bits, 1); // seq_level_idx, seq_tier
+            if (sequence.decoder_model_info_present) {
+                sequence.decoder_model_present_for_this_op[i] = read_bits(&bits, 1);
+                if (sequence.decoder_model_present_for_this_op[i]) { // operating_parameters_info
+                    read_bits(&bits, (int)buffer_delay_length); // decoder_buffer_delay
+                    read_bits(&bits, (int)buffer_delay_length); // encoder_buffer_delay
+                    read_bits(&bits, 1);                        // low_delay_mode_flag
+                }
+            }
+            if (initial_display_delay_present && read_bits(&bits, 1)) read_bits(&bits, 4);
+        }
+    }
+    int width_bits = (int)read_bits(&bits, 4) + 1, height_bits = (int)read_bits(&bits, 4) + 1;
+    read_bits(&bits, width_bits);  // max_frame_width_minus_1
+    read_bits(&bits, height_bits); // max_frame_height_minus_1
+    if (!sequence.reduced_still_picture_header) sequence.frame_id_numbers_present = read_bits(&bits, 1);
+    if (sequence.frame_id_numbers_present) {
+        unsigned int delta_frame_id_length = read_bits(&bits, 4) + 2;
+        sequence.frame_id_length = read_bits(&bits, 3) + 1 + delta_frame_id_length;
+    }
+    read_bits(&bits, 3); // use_128x128_superblock, enable_filter_intra, enable_intra_edge_filter
+    sequence.seq_force_screen_content_tools = 2; // SELECT_SCREEN_CONTENT_TOOLS
+    sequence.seq_force_integer_mv = 2;           // SELECT_INTEGER_MV
+    if (!sequence.reduced_still_picture_header) {
+        read_bits(&bits, 4); // interintra, masked compound, warped motion, dual filter
+        bool enable_order_hint = read_bits(&bits, 1);
+        if (enable_order_hint) read_bits(&bits, 2); // enable_jnt_comp, enable_ref_frame_mvs
+        if (!read_bits(&bits, 1)) sequence.seq_force_screen_content_tools = read_bits(&bits, 1);
+        if (sequence.seq_force_screen_content_tools > 0) {
+            if (!read_bits(&bits, 1)) sequence.seq_force_integer_mv = read_bits(&bits, 1);
+        }
+        if (enable_order_hint) sequence.order_hint_bits = read_bits(&bits, 3) + 1;
+    }
+    read_bits(&bits, 3); // enable_superres, enable_cdef, enable_restoration
+    // color_config (5.5.2)
+    bool high_bitdepth = read_bits(&bits, 1);
+    bool twelve_bit = profile == 2 && high_bitdepth ? read_bits(&bits, 1) : false;
+    bool mono_chrome = profile == 1 ? false : read_bits(&bits, 1);
+    unsigned int primaries = 2, transfer = 2, matrix = 2;
+    if (read_bits(&bits, 1)) { // color_description_present_flag
+        primaries = read_bits(&bits, 8);
+        transfer = read_bits(&bits, 8);
+        matrix = read_bits(&bits, 8);
+    }
+    if (mono_chrome) {
+        read_bits(&bits, 1); // color_range
+    } else if (primaries == 1 && transfer == 13 && matrix == 0) { // sRGB: 4:4:4, full range
+        read_bits(&bits, 1); // separate_uv_delta_q
+    } else {
+        read_bits(&bits, 1); // color_range
+        bool subsampling_x = profile == 0, subsampling_y = profile == 0;
+        if (profile == 2) {
+            subsampling_x = true;
+            if (twelve_bit) {
+                subsampling_x = read_bits(&bits, 1);
+                subsampling_y = subsampling_x ? read_bits(&bits, 1) : false;
+            }
+        }
+        if (subsampling_x && subsampling_y) read_bits(&bits, 2); // chroma_sample_position
+        read_bits(&bits, 1);                                      // separate_uv_delta_q
+    }
+    sequence.film_grain_params_present = read_bits(&bits, 1);
+    return sequence;
+}
+
+// What the start of an uncompressed header (spec 5.9.2) says about the reference slots.
+typedef struct AV1FrameHeader {
+    bool show_existing_frame;
+    unsigned int frame_to_show_map_idx;
+    bool show_frame;
+    bool key_frame;
+    unsigned int refresh_frame_flags;
+} AV1FrameHeader;
+
+static AV1FrameHeader av1_frame_header(const AV1Sequence *sequence, const uint8_t *data, size_t size,
+    unsigned int temporal_id, unsigned int spatial_id) {
+    Bits bits = {.data = data, .size = size};
+    AV1FrameHeader header = {.show_frame = true, .key_frame = true, .refresh_frame_flags = 0xff};
+    if (sequence->reduced_still_picture_header) return header;
+    header.show_existing_frame = read_bits(&bits, 1);
+    if (header.show_existing_frame) {
+        header.frame_to_show_map_idx = read_bits(&bits, 3);
+        header.refresh_frame_flags = 0; // all slots if the shown frame is a key frame (7.21)
+        return header;
+    }
+    unsigned int frame_type = read_bits(&bits, 2); // KEY_FRAME 0, INTER 1, INTRA_ONLY 2, SWITCH 3
+    header.key_frame = frame_type == 0;
+    bool intra = frame_type == 0 || frame_type == 2;
+    header.show_frame = read_bits(&bits, 1);
+    if (header.show_frame && sequence->decoder_model_info_present && !sequence->equal_picture_interval) {
+        read_bits(&bits, (int)sequence->frame_presentation_time_length); // temporal_point_info
+    }
+    if (!header.show_frame) read_bits(&bits, 1); // showable_frame
+    bool error_resilient_mode = frame_type == 3 || (header.key_frame && header.show_frame) ? true : read_bits(&bits, 1);
+    read_bits(&bits, 1); // disable_cdf_update
+    unsigned int allow_screen_content_tools = sequence->seq_force_screen_content_tools == 2
+        ? read_bits(&bits, 1)
+        : sequence->seq_force_screen_content_tools;
+    if (allow_screen_content_tools && sequence->seq_force_integer_mv == 2) read_bits(&bits, 1); // force_integer_mv
+    if (sequence->frame_id_numbers_present) read_bits(&bits, (int)sequence->frame_id_length); // current_frame_id
+    if (frame_type != 3 && !sequence->reduced_still_picture_header) read_bits(&bits, 1); // frame_size_override_flag
+    read_bits(&bits, (int)sequence->order_hint_bits); // order_hint
+    if (!intra && !error_resilient_mode) read_bits(&bits, 3); // primary_ref_frame
+    if (sequence->decoder_model_info_present && read_bits(&bits, 1)) { // buffer_removal_time_present_flag
+        for (unsigned int i = 0; i < sequence->operating_points; i++) {
+            if (!sequence->decoder_model_present_for_this_op[i]) continue;
+            unsigned int idc = sequence->operating_point_idc[i];
+            bool in_temporal_layer = (idc >> temporal_id) & 1, in_spatial_layer = (idc >> (spatial_id + 8)) & 1;
+            if (idc == 0 || (in_temporal_layer && in_spatial_layer)) {
+                read_bits(&bits, (int)sequence->buffer_removal_time_length); // buffer_removal_time
+            }
+        }
+    }
+    if (!(frame_type == 3 || (header.key_frame && header.show_frame))) header.refresh_frame_flags = read_bits(&bits, 8);
+    return header;
+}
+
+// One run of the AV1 walk: the sequence header in force, the picture being decoded, and the
+// picture in each of the 8 reference slots (spec 7.20), for show_existing_frame.
+typedef struct AV1Walk {
+    AV1Sequence sequence;
+    AV1Picture *slots[8];
+    AV1Picture **pictures;
+    size_t picture_count, picture_capacity;
+    AV1FrameHeader header;
+    bool in_frame;
+} AV1Walk;
+
+static void free_av1_walk(AV1Walk *av1) {
+    for (size_t i = 0; i < av1->picture_count; i++) free(av1->pictures[i]);
+    free(av1->pictures);
+}
+
+static AV1Picture *new_av1_picture(AV1Walk *av1) {
+    if (av1->picture_count == av1->picture_capacity) {
+        size_t capacity = av1->picture_capacity ? av1->picture_capacity * 2 : 32;
+        AV1Picture **pictures = realloc(av1->pictures, capacity * sizeof(AV1Picture *));
+        if (pictures == NULL) return NULL;
+        av1->pictures = pictures;
+        av1->picture_capacity = capacity;
+    }
+    AV1Picture *picture = calloc(1, sizeof(AV1Picture));
+    if (picture != NULL) av1->pictures[av1->picture_count++] = picture;
+    return picture;
+}
+
+static void register_av1_picture(Walk *walk, const AV1Picture *picture) {
+    for (size_t i = 0; i < picture->count && walk->ok; i++) {
+        if (!add_entry(walk->pictures, picture->hashes[i], walk->frame)) walk->ok = false;
+    }
+}
+
+// The tile data of the frame whose header was read last: its candidate hashes, then the frame is
+// output (show_frame) and/or kept in the slots refresh_frame_flags names.
+static void walk_av1_tiles(Walk *walk, AV1Walk *av1, const uint8_t *data, size_t size) {
+    if (!av1->in_frame) return;
+    av1->in_frame = false; // one tile group per frame: later ones keep the stamp
+    AV1Picture *picture = new_av1_picture(av1);
+    if (picture == NULL) {
+        walk->ok = false;
+        return;
+    }
+    picture->key_frame = av1->header.key_frame;
+    while (size > 0 && data[size - 1] == 0) size--;
+    for (size_t start = 0; start < size && start < AV1_TILE_START_SEARCH; start++) {
+        picture->hashes[picture->count++] = fnv1a_stripped(data + start, size - start);
+    }
+    if (av1->header.show_frame) register_av1_picture(walk, picture);
+    for (int slot = 0; slot < 8; slot++) {
+        if (av1->header.refresh_frame_flags & (1u << slot)) av1->slots[slot] = picture;
+    }
+}
+
+// The OBUs of a low-overhead (spec 5.2) temporal unit, as libavformat's demuxers hand them out
+// (IVF, MP4, Matroska, the obu demuxer; the Annex B demuxer rewrites to this format).
+static void walk_av1_obus(Walk *walk, AV1Walk *av1, const uint8_t *data, size_t size) {
+    size_t at = 0;
+    while (at < size && walk->ok) {
+        uint8_t header = data[at++];
+        unsigned int type = (header >> 3) & 0xf;
+        bool extension = (header >> 2) & 1, has_size = (header >> 1) & 1;
+        unsigned int temporal_id = 0, spatial_id = 0;
+        if (extension) {
+            if (at >= size) return;
+            temporal_id = data[at] >> 5;
+            spatial_id = (data[at] >> 3) & 3;
+            at++;
+        }
+        size_t payload = size - at;
+        if (has_size) { // leb128 (4.10.5)
+            payload = 0;
+            for (int i = 0; i < 8; i++) {
+                if (at >= size) return;
+                uint8_t byte = data[at++];
+                payload |= (size_t)(byte & 0x7f) << (7 * i);
+                if (!(byte & 0x80)) break;
+            }
+            if (payload > size - at) return;
+        }
+        const uint8_t *body = data + at;
+        at += payload;
+        switch (type) {
+        case AV1_OBU_SEQUENCE_HEADER: av1->sequence = av1_sequence_header(body, payload); break;
+        case AV1_OBU_FRAME_HEADER:
+        case AV1_OBU_FRAME: {
+            if (!av1->sequence.valid) break;
+            av1->header = av1_frame_header(&av1->sequence, body, payload, temporal_id, spatial_id);
+            if (av1->header.show_existing_frame) {
+                // FFmpeg does not decode it (vaapi_av1.c is not called): the frame output is the
+                // surface of the slot, decoded earlier, so that picture's hashes name this frame.
+                const AV1Picture *shown = av1->slots[av1->header.frame_to_show_map_idx];
+                if (shown != NULL) {
+                    register_av1_picture(walk, shown);
+                    if (shown->key_frame) {
+                        for (int slot = 0; slot < 8; slot++) av1->slots[slot] = av1->slots[av1->header.frame_to_show_map_idx];
+                    }
+                }
+                av1->in_frame = false;
+                break;
+            }
+            av1->in_frame = true;
+            if (type == AV1_OBU_FRAME) walk_av1_tiles(walk, av1, body, payload);
+            break;
+        }
+        case AV1_OBU_TILE_GROUP: walk_av1_tiles(walk, av1, body, payload); break;
+        default: break; // OBU_REDUNDANT_FRAME_HEADER repeats the header: nothing new
+        }
+    }
+}
+
 // MARK: - Decoding
 
 typedef struct Decoding {
@@ -424,7 +741,7 @@ static int keep_packet(Decoding *decoding, AVPacket *packet) {
 
 static bool has_hash_rule(enum AVCodecID codec) {
     return codec == AV_CODEC_ID_H264 || codec == AV_CODEC_ID_HEVC || codec == AV_CODEC_ID_MPEG2VIDEO
-        || codec == AV_CODEC_ID_VP8 || codec == AV_CODEC_ID_VP9;
+        || codec == AV_CODEC_ID_VP8 || codec == AV_CODEC_ID_VP9 || codec == AV_CODEC_ID_AV1;
 }
 
 // Decodes every packet of the video stream, keeping the packets and the frames.
@@ -492,7 +809,8 @@ static bool decode_stream(const char *path, Decoding *decoding, VATBReferencePic
 }
 
 // Maps every packet's slice-data hash(es) to the frame the packet started (see the file comment).
-static bool map_hashes(Decoding *decoding, VATBReferencePictures *pictures) {
+// False with a message in `error` on running out of memory or an AV1 stream with film grain.
+static bool map_hashes(Decoding *decoding, VATBReferencePictures *pictures, char *error, size_t error_size) {
     enum AVCodecID codec = decoding->codec->codec_id;
     NALFormat format = NAL_ANNEX_B;
     int length_size = 4;
@@ -508,6 +826,12 @@ static bool map_hashes(Decoding *decoding, VATBReferencePictures *pictures) {
         }
     }
     Walk walk = {.pictures = pictures, .hash = FNV_OFFSET_BASIS, .frame = -1, .ok = true};
+    AV1Walk av1 = {0};
+    if (codec == AV_CODEC_ID_AV1 && extradata != NULL && extradata_size > 4) {
+        // An av1C record (MP4, Matroska) carries the sequence header after its 4 bytes.
+        bool record = (extradata[0] & 0x80) != 0;
+        walk_av1_obus(&walk, &av1, extradata + (record ? 4 : 0), (size_t)extradata_size - (record ? 4 : 0));
+    }
     for (int i = 0; i < decoding->packet_count && walk.ok; i++) {
         const AVPacket *packet = decoding->packets[i];
         int frame = decoding->packet_frames[i];
@@ -527,12 +851,25 @@ static bool map_hashes(Decoding *decoding, VATBReferencePictures *pictures) {
         case AV_CODEC_ID_MPEG2VIDEO: walk_mpeg2(&walk, packet); break;
         case AV_CODEC_ID_VP8: walk_vp8(&walk, packet); break;
         case AV_CODEC_ID_VP9: walk_vp9(&walk, packet); break;
+        case AV_CODEC_ID_AV1: walk_av1_obus(&walk, &av1, packet->data, (size_t)packet->size); break;
         default: break;
         }
         walk_picture_end(&walk, false);
     }
-    if (walk.ok) finish_entries(pictures);
-    return walk.ok;
+    bool film_grain = av1.sequence.film_grain_params_present;
+    free_av1_walk(&av1);
+    if (!walk.ok) {
+        set_error(error, error_size, "out of memory");
+        return false;
+    }
+    if (film_grain) {
+        // The surface FFmpeg outputs holds the picture with grain applied, which the software
+        // decode's grain synthesis would have to match bit for bit.
+        set_error(error, error_size, "AV1 with film grain is not supported in the reference mode");
+        return false;
+    }
+    finish_entries(pictures);
+    return true;
 }
 
 // MARK: - Public
@@ -551,10 +888,7 @@ VATBReferencePictures *vatb_reference_pictures_open(const char *path, char *erro
     bool ok = pictures != NULL && (pictures->path = strdup(path)) != NULL;
     if (!ok) set_error(error, error_size, "out of memory");
     ok = ok && decode_stream(path, &decoding, pictures, error, error_size);
-    if (ok && !map_hashes(&decoding, pictures)) {
-        set_error(error, error_size, "out of memory");
-        ok = false;
-    }
+    if (ok && !map_hashes(&decoding, pictures, error, error_size)) ok = false;
     if (ok && pictures->frame_count == 0) {
         set_error(error, error_size, "%s: no picture could be decoded", path);
         ok = false;
