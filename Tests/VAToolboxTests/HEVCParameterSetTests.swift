@@ -497,8 +497,9 @@ struct HEVCParameterSetTests {
     }
 
     /// Streams whose SPS libavcodec's `trace_headers` (CBS) refuses while its decoder reads it:
-    /// x265 3.5 with `vui-timing-info=0` ends the SPS in bits CBS takes for a zero stop bit.
-    static let refusedByTraceHeaders: Set<String> = ["hevc-no-vui-timing.265"]
+    /// x265 3.5 with `vui-timing-info=0` ends the SPS in bits CBS takes for a zero stop bit (and
+    /// `hevc-vps-timing-only.265` is that stream with VPS timing added).
+    static let refusedByTraceHeaders: Set<String> = ["hevc-no-vui-timing.265", "hevc-vps-timing-only.265"]
 
     @Test(
         "Every syntax element parsed matches libavcodec's trace_headers", .enabled(if: HEVCProbe.canTrace),

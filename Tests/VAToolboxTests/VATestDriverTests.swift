@@ -518,6 +518,8 @@ import Testing
         ("hevc-main.265", VAProfileHEVCMain, false),
         ("hevc-main10.265", VAProfileHEVCMain10, true),
         ("hevc-slices.265", VAProfileHEVCMain, false),
+        ("h264-open-gop.264", VAProfileH264High, false),
+        ("hevc-open-gop.265", VAProfileHEVCMain, false),
     ].map { HardwareFixture(name: $0.0, profile: $0.1.rawValue, tenBit: $0.2) }
 
     /// Annex B fixtures the test leaves out, and why.

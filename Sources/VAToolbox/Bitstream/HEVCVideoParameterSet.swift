@@ -1,9 +1,10 @@
 /// An HEVC video parameter set (VPS, `video_parameter_set_rbsp()`, H.265 clause 7.3.2.1).
 ///
-/// Parsing stops after the sub-layer ordering information: `vps_max_layer_id`, the layer sets,
-/// the VPS timing and HRD information and the extensions that follow are not read. Those describe
-/// multi-layer and HRD conformance, which a single-layer decoder does not need; the SPS carries
-/// everything needed to decode.
+/// Parsing reads the sub-layer ordering information and the timing information
+/// (`vps_num_units_in_tick`, `vps_time_scale`: a raw stream's frame rate when the SPS states
+/// none, as ffmpeg takes it); the HRD information and the extensions that follow are not read.
+/// Those describe multi-layer and HRD conformance, which a single-layer decoder does not need;
+/// the SPS carries everything needed to decode.
 ///
 /// Corresponds to what VideoToolbox reads from the first parameter set given to
 /// `CMVideoFormatDescriptionCreateFromHEVCParameterSets`.
@@ -31,6 +32,25 @@ public struct HEVCVideoParameterSet: Sendable, Hashable {
     public internal(set) var vpsMaxNumReorderPics: [Int]
     /// `vps_max_latency_increase_plus1[i]` for each sub-layer `i`.
     public internal(set) var vpsMaxLatencyIncreasePlus1: [UInt32]
+    /// `vps_num_units_in_tick` and `vps_time_scale`, when `vps_timing_info_present_flag` is set
+    /// (nil also when the layer sets before them are malformed: nothing else depends on them).
+    public internal(set) var timingInfo: TimingInfo?
+
+    /// The VPS timing information (clause 7.3.2.1).
+    public struct TimingInfo: Sendable, Hashable {
+        /// `vps_num_units_in_tick`: the clock ticks of one picture.
+        public var numUnitsInTick: UInt32
+        /// `vps_time_scale`: clock ticks per second.
+        public var timeScale: UInt32
+    }
+
+    /// The duration of one picture, `vps_num_units_in_tick / vps_time_scale`, when present and sane.
+    var frameDuration: MediaTime? {
+        guard let timingInfo, timingInfo.numUnitsInTick > 0, timingInfo.timeScale > 0,
+            timingInfo.timeScale <= UInt32(Int32.max)
+        else { return nil }
+        return MediaTime(value: Int64(timingInfo.numUnitsInTick), timescale: Int32(timingInfo.timeScale))
+    }
 
     /// Parses a VPS NAL unit.
     ///
@@ -65,5 +85,20 @@ public struct HEVCVideoParameterSet: Sendable, Hashable {
         vpsMaxDecPicBufferingMinus1 = ordering.maxDecPicBufferingMinus1
         vpsMaxNumReorderPics = ordering.maxNumReorderPics
         vpsMaxLatencyIncreasePlus1 = ordering.maxLatencyIncreasePlus1
+        timingInfo = try? Self.timingInfo(&reader)
+    }
+
+    /// Reads `vps_max_layer_id`, the layer sets and the timing information (clause 7.3.2.1).
+    private static func timingInfo(_ reader: inout BitReader) throws(VTError) -> TimingInfo? {
+        let maxLayerId = try reader.int(6, "vps_max_layer_id")
+        let layerSetsMinus1 = try reader.unsignedExpGolomb("vps_num_layer_sets_minus1")
+        guard layerSetsMinus1 <= 1023 else {
+            throw VTError.videoDecoderBadData.with("HEVC VPS: vps_num_layer_sets_minus1 is \(layerSetsMinus1)")
+        }
+        try reader.skip(Int(layerSetsMinus1) * (maxLayerId + 1), "layer_id_included_flag")
+        guard try reader.flag("vps_timing_info_present_flag") else { return nil }
+        return TimingInfo(
+            numUnitsInTick: try reader.bits(32, "vps_num_units_in_tick"),
+            timeScale: try reader.bits(32, "vps_time_scale"))
     }
 }

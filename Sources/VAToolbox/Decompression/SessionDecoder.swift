@@ -59,6 +59,10 @@ final class SessionDecoder: @unchecked Sendable {
     /// The samples since the random access point a replay starts at, for a finish that keeps the
     /// references.
     private var replay = ReplayBuffer()
+    /// Whether the back end, drained by a finish, is still owed the replay of ``replay``'s
+    /// samples: it gets them before the next sample, so a finish at the end of a stream (finish,
+    /// then wait, then invalidate) decodes nothing again.
+    private var replayIsOwed = false
     /// The description of the last sample given to the back end (or of the session, before any).
     private var currentFormat: VideoFormatDescription
     private var failover: FailoverPolicy
@@ -127,9 +131,10 @@ final class SessionDecoder: @unchecked Sendable {
     }
 
     /// Hands out every frame the back end holds back, and lets decoding go on with its
-    /// references: the back end is drained, then given the samples since the last random access
-    /// point again (since the one before, while an open point's leading pictures may still come)
-    /// with their output suppressed (see ``ReplayBuffer``). When those samples are not all kept
+    /// references: the back end is drained, then, before the next sample (unless that one is a
+    /// closed random access point), given the samples since the last random access point again
+    /// (since the one before, while an open point's leading pictures may still come) with their
+    /// output suppressed (see ``ReplayBuffer``); a finish at the end of a stream replays nothing. When those samples are not all kept
     /// (decoding has not reached a random access point, or the GOP outgrew the buffer), decoding
     /// restarts at the next sync sample instead. Frames accepted but not given to the back end
     /// yet (asynchronous frames still queued) are not touched.
@@ -142,7 +147,7 @@ final class SessionDecoder: @unchecked Sendable {
             return
         }
         let next = reopenedIfSettingsChanged(backend)
-        next.replay(replay.samples)
+        replayIsOwed = true
         backendHasDecoded = true
         phase = .decoding(next)
     }
@@ -161,6 +166,7 @@ final class SessionDecoder: @unchecked Sendable {
         phase = .awaitingSync(reopenedIfSettingsChanged(backend))
         references.reset()
         replay.reset()
+        replayIsOwed = false
     }
 
     // MARK: - Settings
@@ -249,13 +255,19 @@ final class SessionDecoder: @unchecked Sendable {
     /// the GPU cannot go on and the policy allows it.
     private func decode(_ job: Job) {
         guard case .decoding(let backend) = phase else { return }
+        let access = job.sample.formatDescription.codecSupport.randomAccess(of: job.sample)
+        if replayIsOwed {
+            replayIsOwed = false
+            // A closed random access point refers to nothing before it: no replay needed.
+            if access != .closed { backend.replay(replay.samples) }
+        }
         var data = job.sample.data
         if job.startsNewFormat {
             backend.reconfigure(for: job.sample.formatDescription)
             data = job.inBandConfiguration + data
         }
         lastSentToken = job.token
-        replay.record(data, access: job.sample.formatDescription.codecSupport.randomAccess(of: job.sample))
+        replay.record(data, access: access)
         backendHasDecoded = true
         currentFormat = job.sample.formatDescription
         var step = backend.decode(data, token: job.token)
@@ -336,6 +348,7 @@ final class SessionDecoder: @unchecked Sendable {
             let software = try DecoderSelection.software(for: format, specification: settings.effectiveSpecification)
             phase = .awaitingSync(software)
             replay.reset()
+            replayIsOwed = false
             settingsChanged = false
             backendHasDecoded = false
             shared.withLock { $0.decodingThreads = software.decodingThreads }

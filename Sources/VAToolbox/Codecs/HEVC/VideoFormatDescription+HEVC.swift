@@ -12,14 +12,14 @@ extension VideoFormatDescription {
     ///   VPS or a PPS whose SPS is not given, or a bad header length.
     public init(hevcParameterSets: [[UInt8]], nalUnitHeaderLength: Int = 4) throws(VTError) {
         try Self.checkNALUnitHeaderLength(nalUnitHeaderLength)
-        var vpsIds: [Int] = []
+        var vpsList: [HEVCVideoParameterSet] = []
         var spsList: [HEVCSequenceParameterSet] = []
         var ppsList: [HEVCPictureParameterSet] = []
         for (index, bytes) in hevcParameterSets.enumerated() {
             do throws(VTError) {
                 let unit = try NALUnit(bytes[...], codec: .hevc)
                 switch unit.typeCode {
-                case 32: vpsIds.append(try HEVCVideoParameterSet(unit).vpsVideoParameterSetId)
+                case 32: vpsList.append(try HEVCVideoParameterSet(unit))
                 case 33: spsList.append(try HEVCSequenceParameterSet(unit))
                 case 34: ppsList.append(try HEVCPictureParameterSet(unit))
                 default:
@@ -33,7 +33,7 @@ extension VideoFormatDescription {
                 throw VTError.formatDescriptionInvalidParameter.with("parameter set \(index): \(error.reason)")
             }
         }
-        guard !vpsIds.isEmpty else {
+        guard !vpsList.isEmpty else {
             throw VTError.formatDescriptionInvalidParameter.with("HEVC parameter sets need at least one VPS")
         }
         guard let sps = spsList.first else {
@@ -42,7 +42,8 @@ extension VideoFormatDescription {
         guard !ppsList.isEmpty else {
             throw VTError.formatDescriptionInvalidParameter.with("HEVC parameter sets need at least one PPS")
         }
-        for candidate in spsList where !vpsIds.contains(candidate.spsVideoParameterSetId) {
+        for candidate in spsList
+        where !vpsList.contains(where: { $0.vpsVideoParameterSetId == candidate.spsVideoParameterSetId }) {
             throw VTError.formatDescriptionInvalidParameter.with(
                 "SPS \(candidate.spsSeqParameterSetId) refers to VPS \(candidate.spsVideoParameterSetId), which is not among the parameter sets"
             )
@@ -58,7 +59,10 @@ extension VideoFormatDescription {
             profileIdc: Int(ptl.inferredProfileIdc), levelIdc: Int(ptl.generalLevelIdc), highTier: ptl.generalTierFlag,
             chromaFormatIdc: sps.chromaFormatIdc, bitDepthLuma: sps.bitDepthLuma, bitDepthChroma: sps.bitDepthChroma,
             maxNumReorderFrames: sps.maxNumReorderPics, maxDecFrameBuffering: sps.maxDecPicBuffering,
-            mayBeInterlaced: sps.vuiParameters?.fieldSeqFlag ?? false, frameDuration: sps.vuiParameters?.frameDuration,
+            mayBeInterlaced: sps.vuiParameters?.fieldSeqFlag ?? false,
+            // The SPS's timing, else its VPS's, as ffmpeg's HEVC parser takes a raw stream's rate.
+            frameDuration: sps.vuiParameters?.frameDuration
+                ?? vpsList.first { $0.vpsVideoParameterSetId == sps.spsVideoParameterSetId }?.frameDuration,
             isHEVC: true)
         var extensions = FormatDescriptionExtensions(hevc: sps)
         extensions.decoderConfigurationRecord =
