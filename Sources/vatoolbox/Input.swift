@@ -85,6 +85,9 @@ final class SampleSource {
     private var descriptor: Int32 = -1
     private var queued: [SampleBuffer] = []
     private var queuedIndex = 0
+    /// For a raw stream after `seek(toSeconds:)`: samples shown before this time are decoded,
+    /// not displayed (a raw stream has no index, so it is decoded from its start).
+    private var hiddenBefore: MediaTime?
     private var finished = false
 
     /// Opens `path` (`-` for standard input).
@@ -231,11 +234,16 @@ final class SampleSource {
     var trackIndex: Int? { reader?.track.index }
 
     /// Seeks a container to the sync sample at or before `seconds` from the start of the file
-    /// (as `ffmpeg -ss` counts), hiding the pictures before that time.
+    /// (as `ffmpeg -ss` counts), hiding the pictures before that time. A raw stream, which has no
+    /// index, is decoded from its start with the pictures before that time hidden (by the time
+    /// stamps the library gives it, ffmpeg's).
     ///
-    /// - Throws: A usage failure for a raw stream; an input failure when the file cannot seek.
+    /// - Throws: An input failure when the file cannot seek.
     func seek(toSeconds seconds: Double) throws(CommandFailure) {
-        guard let reader else { throw .usage("--time needs a container (MP4, MKV, TS …), not a raw stream") }
+        guard let reader else {
+            hiddenBefore = MediaTime(seconds: seconds, preferredTimescale: 1_000_000)
+            return
+        }
         let time = reader.startTime + MediaTime(seconds: seconds, preferredTimescale: 1_000_000)
         do throws(VTError) {
             try reader.seek(to: time)
@@ -260,7 +268,13 @@ final class SampleSource {
             try fill()
         }
         defer { queuedIndex += 1 }
-        return queued[queuedIndex]
+        var sample = queued[queuedIndex]
+        if let hiddenBefore, sample.timing.presentationTimeStamp.isNumeric,
+            sample.timing.presentationTimeStamp < hiddenBefore
+        {
+            sample.attachments.insert(.doNotDisplay)
+        }
+        return sample
     }
 
     /// Reads and parses the next chunk of a raw stream.

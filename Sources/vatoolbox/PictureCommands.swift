@@ -13,8 +13,8 @@ enum SnapshotCommand {
         after SECONDS, decoding at most from that sync sample (like ffmpeg -ss SECONDS -i INPUT -frames:v 1).
 
               --frame N        the picture to write (default 0)
-              --time SECONDS   the time of the picture, from the start of the file (a container, not
-                               a raw stream)
+              --time SECONDS   the time of the picture, from the start of the file (a raw stream is
+                               decoded from its start)
               --track N        the video track, by stream index (default: the one ffmpeg picks)
               --frame-rate RATE  the frame rate of a raw stream that states none (default 25)
           -o, --output OUT     the PNG file to write

@@ -174,6 +174,30 @@ struct TimedFrameMD5 {
         #expect(samples.count < 40, "decoding starts at the sync sample before the time, not at the start")
     }
 
+    /// `snapshot --time` on a raw stream writes the picture ffmpeg shows at that time: the same PNG
+    /// as `--frame N`, N counted by the oracle's pts (ffmpeg's), not by the tool.
+    @Test(
+        .enabled(if: CommandRunner.hasTool),
+        arguments: [("h264-vui-timing-30000-1001.264", 1.0), ("hevc-no-vui-timing.265", 0.9)])
+    func snapshotAtATimeInARawStream(file: String, seconds: Double) throws {
+        let oracle = try Self.oracle(file)
+        let time = MediaTime(seconds: seconds, preferredTimescale: 1000)
+        let index = try #require(oracle.presentationTimes.firstIndex { $0 >= time })
+        #expect(index > 0, "the time is not the first picture's")
+        let directory = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let atTime = directory.appendingPathComponent("time.png")
+        let atFrame = directory.appendingPathComponent("frame.png")
+        let path = Self.fixture(file).path
+        let timed = try CommandRunner.vatoolbox(["snapshot", path, "--time", "\(seconds)", "-o", atTime.path])
+        #expect(timed.status == 0, "\(timed.standardError)")
+        let counted = try CommandRunner.vatoolbox(["snapshot", path, "--frame", "\(index)", "-o", atFrame.path])
+        #expect(counted.status == 0, "\(counted.standardError)")
+        let timedPNG = try Data(contentsOf: atTime)
+        #expect(!timedPNG.isEmpty)
+        #expect(timedPNG == (try Data(contentsOf: atFrame)), "\(file) at \(seconds) s is picture \(index)")
+    }
+
     /// The tool gives the same times (its framemd5 equals ffmpeg's, also from standard input and
     /// with --frame-rate), and `probe --json` reports the track as ffprobe does with -framerate.
     @Test(.enabled(if: CommandRunner.hasTool && CommandRunner.hasFFmpeg), arguments: timedFiles)
