@@ -20,8 +20,9 @@
 // - AV1: the tile data of each tile group (vaapi_av1.c), which starts after the uncompressed frame
 //   header: every suffix of the OBU payload starting in its first bytes is registered (walk_av1_obus,
 //   one tile per picture); a show_existing_frame is not decoded, so the 8 reference slots are
-//   followed through the sequence header and each frame header up to refresh_frame_flags. Streams
-//   with film grain are refused.
+//   followed through the sequence header and each frame header up to refresh_frame_flags. Hashes
+//   are keyed with the picture's order_hint. Streams with film grain are decoded a second time
+//   without it, for the render target (the display surface gets the picture with grain).
 //
 // Field pictures continue one hash over both fields, as the driver does: a picture that starts
 // inside a packet (an H.264 or HEVC slice with first_mb_in_slice / first_slice_segment_in_pic_flag
@@ -59,6 +60,9 @@ struct VATBReferencePictures {
     int references;
     AVFrame **frames;
     int frame_count, frame_capacity;
+    // AV1 with film grain: frames[i] decoded without the grain (the picture a GPU keeps for
+    // reference, in the render target); NULL for streams without film grain.
+    AVFrame **plain_frames;
     Entry *entries;
     size_t entry_count, entry_capacity;
     VATBReferencePictures *next;
@@ -76,8 +80,12 @@ static void set_error(char *error, size_t size, const char *format, ...) {
 
 static void free_pictures(VATBReferencePictures *pictures) {
     if (pictures == NULL) return;
-    for (int i = 0; i < pictures->frame_count; i++) av_frame_free(&pictures->frames[i]);
+    for (int i = 0; i < pictures->frame_count; i++) {
+        av_frame_free(&pictures->frames[i]);
+        if (pictures->plain_frames != NULL) av_frame_free(&pictures->plain_frames[i]);
+    }
     free(pictures->frames);
+    free(pictures->plain_frames);
     free(pictures->entries);
     free(pictures->path);
     free(pictures);
@@ -373,7 +381,11 @@ static void walk_vp9(Walk *walk, const AVPacket *packet) {
 // suffix of the payload that starts in its first AV1_TILE_START_SEARCH bytes is hashed: with one
 // tile per picture, the driver's hash is one of them. With several tiles the driver's hash (one
 // hash over the tiles, without the tile_size_minus_1 fields between them) matches none: such a
-// picture keeps its stamp (traced), never gets wrong pixels.
+// picture keeps its stamp (traced), never gets wrong pixels. Short suffixes of one picture can
+// equal another picture's whole tile data (a nearly static picture codes to a few bytes, the same
+// bytes as in other pictures decoded against other references): the hashes are keyed with the
+// picture's order_hint (vatb_reference_av1_key), which the driver has from the picture parameters,
+// so that only pictures of one order_hint can collide.
 #define AV1_TILE_START_SEARCH 512
 
 enum {
@@ -407,6 +419,7 @@ typedef struct AV1Picture {
     uint64_t hashes[AV1_TILE_START_SEARCH];
     size_t count;
     bool key_frame;
+    unsigned int order_hint;
 } AV1Picture;
 
 // uvlc() (spec 4.10.3).
@@ -517,6 +530,7 @@ typedef struct AV1FrameHeader {
     unsigned int frame_to_show_map_idx;
     bool show_frame;
     bool key_frame;
+    unsigned int order_hint;
     unsigned int refresh_frame_flags;
 } AV1FrameHeader;
 
@@ -547,7 +561,7 @@ static AV1FrameHeader av1_frame_header(const AV1Sequence *sequence, const uint8_
     if (allow_screen_content_tools && sequence->seq_force_integer_mv == 2) read_bits(&bits, 1); // force_integer_mv
     if (sequence->frame_id_numbers_present) read_bits(&bits, (int)sequence->frame_id_length); // current_frame_id
     if (frame_type != 3 && !sequence->reduced_still_picture_header) read_bits(&bits, 1); // frame_size_override_flag
-    read_bits(&bits, (int)sequence->order_hint_bits); // order_hint
+    header.order_hint = read_bits(&bits, (int)sequence->order_hint_bits);
     if (!intra && !error_resilient_mode) read_bits(&bits, 3); // primary_ref_frame
     if (sequence->decoder_model_info_present && read_bits(&bits, 1)) { // buffer_removal_time_present_flag
         for (unsigned int i = 0; i < sequence->operating_points; i++) {
@@ -594,7 +608,8 @@ static AV1Picture *new_av1_picture(AV1Walk *av1) {
 
 static void register_av1_picture(Walk *walk, const AV1Picture *picture) {
     for (size_t i = 0; i < picture->count && walk->ok; i++) {
-        if (!add_entry(walk->pictures, picture->hashes[i], walk->frame)) walk->ok = false;
+        uint64_t key = vatb_reference_av1_key(picture->hashes[i], picture->order_hint);
+        if (!add_entry(walk->pictures, key, walk->frame)) walk->ok = false;
     }
 }
 
@@ -609,6 +624,7 @@ static void walk_av1_tiles(Walk *walk, AV1Walk *av1, const uint8_t *data, size_t
         return;
     }
     picture->key_frame = av1->header.key_frame;
+    picture->order_hint = av1->header.order_hint;
     while (size > 0 && data[size - 1] == 0) size--;
     for (size_t start = 0; start < size && start < AV1_TILE_START_SEARCH; start++) {
         picture->hashes[picture->count++] = fnv1a_stripped(data + start, size - start);
@@ -744,8 +760,11 @@ static bool has_hash_rule(enum AVCodecID codec) {
         || codec == AV_CODEC_ID_VP8 || codec == AV_CODEC_ID_VP9 || codec == AV_CODEC_ID_AV1;
 }
 
-// Decodes every packet of the video stream, keeping the packets and the frames.
-static bool decode_stream(const char *path, Decoding *decoding, VATBReferencePictures *pictures, char *error, size_t size) {
+// Decodes every packet of the video stream, keeping the packets and the frames; with
+// `export_film_grain`, AV1 film grain is exported as side data rather than applied (libdav1d.c
+// reads AV_CODEC_EXPORT_DATA_FILM_GRAIN into Dav1dSettings.apply_grain).
+static bool decode_stream(const char *path, bool export_film_grain, Decoding *decoding, VATBReferencePictures *pictures,
+    char *error, size_t size) {
     char message[AV_ERROR_MAX_STRING_SIZE];
     int result = avformat_open_input(&decoding->format, path, NULL, NULL);
     if (result >= 0) result = avformat_find_stream_info(decoding->format, NULL);
@@ -774,6 +793,7 @@ static bool decode_stream(const char *path, Decoding *decoding, VATBReferencePic
     result = avcodec_parameters_to_context(decoding->codec, parameters);
     decoding->codec->thread_count = 1;
     decoding->codec->apply_cropping = 0; // the surface holds the coded picture
+    if (export_film_grain) decoding->codec->export_side_data |= AV_CODEC_EXPORT_DATA_FILM_GRAIN;
     if (result >= 0) result = avcodec_open2(decoding->codec, decoder, NULL);
     while (result >= 0) {
         AVPacket *packet = av_packet_alloc();
@@ -808,9 +828,44 @@ static bool decode_stream(const char *path, Decoding *decoding, VATBReferencePic
     return true;
 }
 
+// AV1 with film grain: decodes the stream again with the grain left out, into
+// pictures->plain_frames, frame for frame (matched by the packet that started each frame).
+static bool decode_without_film_grain(const char *path, const Decoding *decoding, VATBReferencePictures *pictures,
+    char *error, size_t size) {
+    Decoding plain_decoding = {0};
+    VATBReferencePictures plain = {0};
+    bool ok = decode_stream(path, true, &plain_decoding, &plain, error, size);
+    if (ok) {
+        pictures->plain_frames = calloc((size_t)pictures->frame_count, sizeof(AVFrame *));
+        if (pictures->plain_frames == NULL) {
+            set_error(error, size, "out of memory");
+            ok = false;
+        }
+    }
+    for (int i = 0; ok && i < plain.frame_count; i++) {
+        int64_t packet = plain.frames[i]->pts;
+        int frame = packet >= 0 && packet < decoding->packet_count ? decoding->packet_frames[packet] : -1;
+        if (frame < 0 || pictures->plain_frames[frame] != NULL) continue;
+        pictures->plain_frames[frame] = plain.frames[i];
+        plain.frames[i] = NULL;
+    }
+    for (int i = 0; ok && i < pictures->frame_count; i++) {
+        if (pictures->plain_frames[i] == NULL) {
+            set_error(error, size, "%s: the decode without film grain has no picture for frame %d", path, i);
+            ok = false;
+        }
+    }
+    for (int i = 0; i < plain.frame_count; i++) av_frame_free(&plain.frames[i]);
+    free(plain.frames);
+    free_decoding(&plain_decoding);
+    return ok;
+}
+
 // Maps every packet's slice-data hash(es) to the frame the packet started (see the file comment).
-// False with a message in `error` on running out of memory or an AV1 stream with film grain.
-static bool map_hashes(Decoding *decoding, VATBReferencePictures *pictures, char *error, size_t error_size) {
+// `film_grain` says whether an AV1 sequence header has film_grain_params_present. False with a
+// message in `error` on running out of memory.
+static bool map_hashes(
+    Decoding *decoding, VATBReferencePictures *pictures, bool *film_grain, char *error, size_t error_size) {
     enum AVCodecID codec = decoding->codec->codec_id;
     NALFormat format = NAL_ANNEX_B;
     int length_size = 4;
@@ -856,16 +911,10 @@ static bool map_hashes(Decoding *decoding, VATBReferencePictures *pictures, char
         }
         walk_picture_end(&walk, false);
     }
-    bool film_grain = av1.sequence.film_grain_params_present;
+    *film_grain = av1.sequence.film_grain_params_present;
     free_av1_walk(&av1);
     if (!walk.ok) {
         set_error(error, error_size, "out of memory");
-        return false;
-    }
-    if (film_grain) {
-        // The surface FFmpeg outputs holds the picture with grain applied, which the software
-        // decode's grain synthesis would have to match bit for bit.
-        set_error(error, error_size, "AV1 with film grain is not supported in the reference mode");
         return false;
     }
     finish_entries(pictures);
@@ -887,8 +936,12 @@ VATBReferencePictures *vatb_reference_pictures_open(const char *path, char *erro
     Decoding decoding = {0};
     bool ok = pictures != NULL && (pictures->path = strdup(path)) != NULL;
     if (!ok) set_error(error, error_size, "out of memory");
-    ok = ok && decode_stream(path, &decoding, pictures, error, error_size);
-    if (ok && !map_hashes(&decoding, pictures, error, error_size)) ok = false;
+    ok = ok && decode_stream(path, false, &decoding, pictures, error, error_size);
+    bool film_grain = false;
+    if (ok && !map_hashes(&decoding, pictures, &film_grain, error, error_size)) ok = false;
+    if (ok && film_grain) {
+        ok = decode_without_film_grain(path, &decoding, pictures, error, error_size);
+    }
     if (ok && pictures->frame_count == 0) {
         set_error(error, error_size, "%s: no picture could be decoded", path);
         ok = false;
@@ -972,7 +1025,8 @@ static void copy_frame(const AVFrame *frame, bool ten_bit, const VATBPictureTarg
     }
 }
 
-bool vatb_reference_pictures_fill(const VATBReferencePictures *pictures, uint64_t hash, const VATBPictureTarget *target) {
+bool vatb_reference_pictures_fill(
+    const VATBReferencePictures *pictures, uint64_t hash, bool film_grain, const VATBPictureTarget *target) {
     if (pictures == NULL || target == NULL) return false;
     size_t low = 0, high = pictures->entry_count;
     while (low < high) {
@@ -986,7 +1040,9 @@ bool vatb_reference_pictures_fill(const VATBReferencePictures *pictures, uint64_
     if (low == pictures->entry_count || pictures->entries[low].hash != hash || pictures->entries[low].ambiguous) {
         return false;
     }
-    const AVFrame *frame = pictures->frames[pictures->entries[low].frame];
+    int index = pictures->entries[low].frame;
+    const AVFrame *frame =
+        !film_grain && pictures->plain_frames != NULL ? pictures->plain_frames[index] : pictures->frames[index];
     bool eight_bit = frame->format == AV_PIX_FMT_YUV420P || frame->format == AV_PIX_FMT_YUVJ420P;
     bool ten_bit = frame->format == AV_PIX_FMT_YUV420P10LE;
     if ((target->fourcc == VA_FOURCC_NV12 && !eight_bit) || (target->fourcc == VA_FOURCC_P010 && !ten_bit)

@@ -31,10 +31,20 @@ VATBReferencePictures *vatb_reference_pictures_open(const char *path, char *erro
 /// Releases what `vatb_reference_pictures_open` returned (NULL is ignored).
 void vatb_reference_pictures_close(VATBReferencePictures *pictures);
 
-/// Copies the picture made by the slice data that hashes to `hash` into `target` (the visible
-/// area of the picture as libavcodec decoded it, before cropping). Returns false, leaving `target`
-/// untouched, when no picture has that hash or its format does not fit the target.
-bool vatb_reference_pictures_fill(const VATBReferencePictures *pictures, uint64_t hash, const VATBPictureTarget *target);
+/// The key of an AV1 picture: its tile-data hash mixed with its order_hint (see the AV1 walk in
+/// vatb_reference_pictures.c); other codecs' pictures are keyed by their slice-data hash alone.
+static inline uint64_t vatb_reference_av1_key(uint64_t tile_hash, unsigned int order_hint) {
+    return (tile_hash ^ order_hint) * 0x100000001b3ull;
+}
+
+/// Copies the picture made by the slice data that hashes to `hash` (an AV1 picture: to
+/// vatb_reference_av1_key) into `target` (the visible
+/// area of the picture as libavcodec decoded it, before cropping): for AV1 with film grain, with
+/// the grain applied when `film_grain` (the display surface) and without it otherwise (the render
+/// target, kept for reference). Returns false, leaving `target` untouched, when no picture has that
+/// hash or its format does not fit the target.
+bool vatb_reference_pictures_fill(
+    const VATBReferencePictures *pictures, uint64_t hash, bool film_grain, const VATBPictureTarget *target);
 
 /// The driver's init hook: opens the pictures of `VATB_REFERENCE_STREAM` into `*out` (NULL when
 /// the variable is unset or empty: stamp mode) and returns 0, or prints why it cannot to stderr

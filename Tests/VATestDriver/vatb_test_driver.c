@@ -1204,14 +1204,16 @@ static void stamp_picture(Surface *surface, const char *magic, const Context *co
 }
 
 // Reference mode: the picture libavcodec decoded from the same slice data replaces the stamp
-// (Docs/TestVADriver.md, "Real pixels"). Without one (a hidden VP9 frame) the stamp stays.
-static void fill_reference_picture(Driver *driver, Surface *surface, uint64_t hash) {
+// (Docs/TestVADriver.md, "Real pixels"). Without one (a hidden VP9 frame) the stamp stays. AV1
+// with film grain: the render target gets the picture without grain, the display surface the one
+// with it, as a GPU writes them (see take_av1_picture_parameters).
+static void fill_reference_picture(Driver *driver, Surface *surface, uint64_t hash, bool film_grain) {
     if (driver->reference == NULL) return;
     VATBPictureTarget target = {
         .data = surface->data, .fourcc = surface->fourcc, .width = surface->width, .height = surface->height,
         .pitch = surface->pitch, .chroma_offset = surface->chroma_offset,
     };
-    if (!vatb_reference_pictures_fill(driver->reference, hash, &target) && driver->trace) {
+    if (!vatb_reference_pictures_fill(driver->reference, hash, film_grain, &target) && driver->trace) {
         fprintf(stderr, "vatb: no reference picture for hash %016llx\n", (unsigned long long)hash);
     }
 }
@@ -1253,8 +1255,13 @@ static VAStatus vatb_EndPicture(VADriverContextP ctx, VAContextID context_id) {
             context->poc = (int32_t)context->decode_index;
         }
         stamp_picture(surface, "VATB", context, context->decode_index);
-        fill_reference_picture(driver, surface, context->hash);
-        if (display != NULL) stamp_picture(display, "VATB", context, context->decode_index);
+        uint64_t key = context->codec == CODEC_AV1 ? vatb_reference_av1_key(context->hash, (unsigned int)context->poc)
+                                                   : context->hash;
+        fill_reference_picture(driver, surface, key, false);
+        if (display != NULL) {
+            stamp_picture(display, "VATB", context, context->decode_index);
+            fill_reference_picture(driver, display, key, true);
+        }
         bool first_field = context->field_flags != 0 && !context->continues_first_field;
         surface->has_first_field = first_field;
         if (first_field) {
