@@ -283,12 +283,14 @@ extension VATestDriverTests {
 
         /// Every stream above runs on the driver's own behaviour; under each personality, a
         /// representative few: cropped H.264, 10-bit HEVC (P010), interlaced MPEG-2 (whose
-        /// surfaces Mesa refuses to derive), VP9 with hidden frames, and the left/top crop of
+        /// surfaces Mesa refuses to derive), VP9 with hidden frames, AV1 with film grain (a second
+        /// output surface) and 10-bit AV1, and the left/top crop of
         /// `CVFC1_Sony_C` through vatoolbox.
         static let personalityStreams: [Stream] =
             [
                 fixture("h264-cropped-642x362.264"), fixture("hevc-main10.265", "yuv420p10le"),
                 fixture("mpeg2-interlaced.ts"), fixture("vp9-profile0.ivf"),
+                fixture("av1-film-grain.ivf", decoder: "av1"), fixture("av1-10bit.mkv", "yuv420p10le", decoder: "av1"),
             ]
 
         @Test(arguments: personalityStreams, ["ihd", "i965", "mesa", "nvidia"])
