@@ -278,18 +278,19 @@ final class SampleSource {
     }
 
     /// Reads and parses the next chunk of a raw stream.
+    ///
+    /// The parser and the stamper are changed where they are stored: a copy would share the
+    /// parser's buffer and copy it for every chunk read, each copy a little larger than the last.
     private func fill() throws(CommandFailure) {
-        guard var parser, var stamper else { return }
+        guard parser != nil, stamper != nil else { return }
         let chunk = try Self.read(descriptor, path: path)
+        let samples = chunk.isEmpty ? parser?.finish() ?? [] : parser?.parse(chunk) ?? []
+        for sample in samples { queued += stamper?.stamp(sample) ?? [] }
         if chunk.isEmpty {
-            queued += parser.finish().flatMap { stamper.stamp($0) } + stamper.finish()
+            queued += stamper?.finish() ?? []
             finished = true
             closeDescriptor()
-        } else {
-            queued += parser.parse(chunk).flatMap { stamper.stamp($0) }
         }
-        self.parser = parser
-        self.stamper = stamper
     }
 
     private func closeDescriptor() {

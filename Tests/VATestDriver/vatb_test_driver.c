@@ -71,10 +71,19 @@ void vatb_test_driver_live_objects(VATBLiveObjects *out) {
 
 // MARK: - Objects
 
+// A destroyed object's id is given to the next object made, lowest free index first, as Mesa's VA
+// front end does (src/gallium/auxiliary/util/u_handle_table.c, handle_table_add searches from
+// `filled`, handle_table_remove lowers it; vlVaCreateBuffer and vlVaCreateSurfaces2 take their
+// ids there); intel/media-driver also reuses freed ids (media_libva_util.cpp,
+// DdiMediaUtil_AllocPMediaSurfaceFromHeap and its buffer and image twins take the heap's
+// pFirstFreeHeapElement, the last one released). Ids that only grew
+// would grow the table by a pointer for every buffer ever made: a long decode (4 buffers a
+// picture) would show as a slow heap growth that no real driver has.
 typedef struct ObjectTable {
     void **items;
-    uint32_t count;
+    uint32_t count;    // slots in use or freed: ids run from base to base + count - 1
     uint32_t capacity;
+    uint32_t filled;   // every slot below this one holds an object
     uint32_t base;
 } ObjectTable;
 
@@ -225,6 +234,13 @@ static void trace(Driver *driver, const char *call) {
     } while (0)
 
 static VAStatus table_add(ObjectTable *table, void *item, uint32_t *id) {
+    while (table->filled < table->count && table->items[table->filled] != NULL) table->filled += 1;
+    if (table->filled < table->count) {
+        table->items[table->filled] = item;
+        *id = table->base + table->filled;
+        table->filled += 1;
+        return VA_STATUS_SUCCESS;
+    }
     if (table->count >= VATB_MAX_OBJECTS) return VA_STATUS_ERROR_ALLOCATION_FAILED;
     if (table->count == table->capacity) {
         uint32_t capacity = table->capacity ? table->capacity * 2 : 64;
@@ -236,6 +252,7 @@ static VAStatus table_add(ObjectTable *table, void *item, uint32_t *id) {
     table->items[table->count] = item;
     *id = table->base + table->count;
     table->count += 1;
+    table->filled = table->count;
     return VA_STATUS_SUCCESS;
 }
 
@@ -245,7 +262,9 @@ static void *table_get(const ObjectTable *table, uint32_t id) {
 }
 
 static void table_remove(ObjectTable *table, uint32_t id) {
-    if (id >= table->base && id - table->base < table->count) table->items[id - table->base] = NULL;
+    if (id < table->base || id - table->base >= table->count) return;
+    table->items[id - table->base] = NULL;
+    if (id - table->base < table->filled) table->filled = id - table->base;
 }
 
 // MARK: - Profiles and formats
@@ -433,7 +452,7 @@ static void free_table(ObjectTable *table, void (*free_item)(void *)) {
     }
     free(table->items);
     table->items = NULL;
-    table->count = table->capacity = 0;
+    table->count = table->capacity = table->filled = 0;
 }
 
 static void free_context_item(void *item) { free_context(item); }

@@ -24,6 +24,10 @@
 /// The parser never throws: damaged input is what a stream parser meets, so it keeps going and
 /// records what it had to skip in ``diagnostics``. Access units before the first usable
 /// parameter sets cannot be described and are skipped (counted in ``skippedAccessUnits``).
+///
+/// The parser is a value that holds the bytes of the unit in progress. Keep one and change it in
+/// place (a `var`, or a stored property changed through optional chaining): a copy taken for each
+/// chunk and stored back shares that buffer, so every chunk would copy it.
 public struct ElementaryStreamParser: Sendable {
     /// Choices that change what the parser emits.
     public struct Options: Sendable, Hashable {

@@ -306,12 +306,13 @@ public final class MediaFileReader {
         guard !ended else { return false }
         guard try readPacket() else {
             ended = true
-            if var parser = annexBParser {
-                let samples = parser.finish()
-                annexBParser = parser
-                if var stamper = timeStamper {
-                    queue(samples.flatMap { stamper.stamp($0) } + stamper.finish(), corrupt: false)
-                    timeStamper = stamper
+            // The parser and the stamper are changed where they are stored: a copy would share
+            // their buffers and copy them.
+            if let samples = annexBParser?.finish() {
+                if timeStamper != nil {
+                    var stamped = samples.flatMap { timeStamper?.stamp($0) ?? [] }
+                    stamped += timeStamper?.finish() ?? []
+                    queue(stamped, corrupt: false)
                 } else {
                     queue(samples, corrupt: false)
                 }
@@ -331,19 +332,16 @@ public final class MediaFileReader {
         if corrupt {
             noteDamage(number: number, timing: timing, reason: "the container marks the sample corrupt", skipped: false)
         }
-        if var parser = annexBParser {
+        if var samples = annexBParser?.parse(data) {
             // One packet is one access unit: end it at the packet's end.
-            var samples = parser.parse(data)
-            samples += parser.finish()
-            annexBParser = parser
+            samples += annexBParser?.finish() ?? []
             if samples.count == 1 {
                 if timeStamper == nil { samples[0].timing = timing }
                 samples[0].attachments.formUnion(attachments(of: packet))
             }
-            if var stamper = timeStamper {
+            if timeStamper != nil {
                 if corrupt { for index in samples.indices { samples[index].attachments.insert(.damaged) } }
-                samples = samples.flatMap { stamper.stamp($0) }
-                timeStamper = stamper
+                samples = samples.flatMap { timeStamper?.stamp($0) ?? [] }
                 queue(samples, corrupt: false)
             } else {
                 queue(samples, corrupt: corrupt)
