@@ -192,6 +192,40 @@ extension VATestDriverTests {
             }
         }
 
+        /// `finishDelayedFrames()` replays the samples since the last sync sample only when another
+        /// sample follows (SessionDecoder's owed replay): at the end of a stream, finish then wait
+        /// decodes every picture once, as the ffmpeg CLI does, and a finish mid-stream decodes the
+        /// samples since the last sync sample once more, with their output suppressed. Counted by
+        /// the driver's `vaEndPicture` calls (`hevc-slices.265`: 30 pictures, one IDR at the start).
+        @Test func finishReplaysOnlyWhenAnotherSampleFollows() throws {
+            let samples = try Self.samples(try Self.fixture("hevc-slices.265"))
+            try #require(samples.count == 30)
+            let format = try #require(samples.first?.formatDescription)
+            func endPictures(finishingAfter middle: Int?) throws -> (pictures: Int, outputs: Int) {
+                let outputs = Outputs()
+                let session = try Self.session(format, outputs: outputs)
+                let before = try TestVADriver.liveObjects().endPictures
+                for (index, sample) in samples.enumerated() {
+                    try session.decodeFrame(sample, frameRefcon: index)
+                    if index == middle { try session.finishDelayedFrames() }
+                }
+                try session.finishDelayedFrames()
+                try session.waitForAsynchronousFrames()
+                let pictures = try TestVADriver.liveObjects().endPictures - before
+                session.invalidate()
+                return (pictures, outputs.all.filter { $0.imageBuffer != nil }.count)
+            }
+            let atTheEnd = try endPictures(finishingAfter: nil)
+            #expect(atTheEnd.pictures == 30)
+            #expect(atTheEnd.outputs == 30)
+            // Finished after sample 15: the samples from the last sync sample to 15 are decoded
+            // again before sample 16, without output.
+            let sync = try #require(samples[...15].lastIndex { !$0.attachments.contains(.notSync) })
+            let midStream = try endPictures(finishingAfter: 15)
+            #expect(midStream.pictures == 30 + (15 - sync + 1))
+            #expect(midStream.outputs == 30)
+        }
+
         /// What the output handler saw of one frame, read inside the handler (the pictures are not
         /// kept, so the pool's spare surfaces suffice).
         struct SeenFrame: Sendable {
