@@ -37,12 +37,12 @@ static inline uint64_t vatb_reference_av1_key(uint64_t tile_hash, unsigned int o
     return (tile_hash ^ order_hint) * 0x100000001b3ull;
 }
 
-/// Copies the picture made by the slice data that hashes to `hash` (an AV1 picture: to
-/// vatb_reference_av1_key) into `target` (the visible
-/// area of the picture as libavcodec decoded it, before cropping): for AV1 with film grain, with
-/// the grain applied when `film_grain` (the display surface) and without it otherwise (the render
-/// target, kept for reference). Returns false, leaving `target` untouched, when no picture has that
-/// hash or its format does not fit the target.
+/// Copies the picture made by the slice data that hashes to `hash` (an AV1 picture's key: see
+/// vatb_reference_av1_key) into `target`: the visible area of the picture as libavcodec decoded
+/// it, before cropping; for AV1 with film grain, with the grain applied when `film_grain` (the
+/// display surface) and without it otherwise (the render target, kept for reference). Returns
+/// false, leaving `target` untouched, when no picture has that hash or its format does not fit
+/// the target.
 bool vatb_reference_pictures_fill(
     const VATBReferencePictures *pictures, uint64_t hash, bool film_grain, const VATBPictureTarget *target);
 
