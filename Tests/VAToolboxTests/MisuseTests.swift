@@ -78,6 +78,9 @@ extension VATestDriverTests {
             return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
         }
 
+        /// Whether AddressSanitizer's runtime is in the process (`Scripts/sanitize address`).
+        static let underAddressSanitizer = dlsym(nil, "__asan_init") != nil
+
         /// The test driver's live VA objects (configs, contexts, surfaces, buffers, images).
         static func vaObjects() throws -> [Int] {
             guard TestVADriver.isBuilt else { return [] }
@@ -250,7 +253,9 @@ extension VATestDriverTests {
         /// descriptors, the driver's VA objects and the resident size come back to where they
         /// were after a warm-up of 10. Other suites run in parallel, so descriptors and memory
         /// get a margin (a leak of one descriptor or one decoder per session exceeds it); the
-        /// VA objects are exact.
+        /// VA objects are exact. Under AddressSanitizer, freed memory waits in its quarantine
+        /// (`quarantine_size_mb`, 256 MB by default) before it is reused, so the resident size may
+        /// grow by that much more without a leak (CI's ASan job saw 64 MiB on the CPU path).
         @Test(arguments: DecodePath.allCases)
         func twoHundredSessionsMadeAndDestroyed(path: DecodePath) throws {
             let samples = Array(try Self.samples(Self.bpyramid).prefix(3))
@@ -272,7 +277,8 @@ extension VATestDriverTests {
             let grownResident = Self.residentBytes() - resident
             #expect(try Self.vaObjects() == objects)
             #expect(grownDescriptors < 50, "\(grownDescriptors) more descriptors after 200 sessions")
-            #expect(grownResident < 48 << 20, "resident size grew by \(grownResident >> 20) MiB over 200 sessions")
+            let margin = (48 << 20) + (Self.underAddressSanitizer ? 256 << 20 : 0)
+            #expect(grownResident < margin, "resident size grew by \(grownResident >> 20) MiB over 200 sessions")
         }
 
         // MARK: - Malformed samples
