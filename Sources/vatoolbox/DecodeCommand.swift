@@ -144,18 +144,6 @@ final class PictureWriter: @unchecked Sendable {
     }
 }
 
-/// `1.23`: a number with a fixed count of decimals.
-func fixed(_ value: Double, _ decimals: Int) -> String {
-    guard value.isFinite else { return "–" }
-    var scale = 1.0
-    for _ in 0..<decimals { scale *= 10 }
-    let scaled = Int((abs(value) * scale).rounded())
-    let whole = scaled / Int(scale)
-    var fraction = String(scaled % Int(scale))
-    fraction = String(repeating: "0", count: max(0, decimals - fraction.count)) + fraction
-    return (value < 0 && scaled != 0 ? "-" : "") + "\(whole)" + (decimals > 0 ? "." + fraction : "")
-}
-
 /// A one-line progress bar on standard error, drawn only when standard error is a terminal.
 final class ProgressBar {
     private let total: Int?

@@ -224,7 +224,7 @@ enum DeviceCheckCommand {
 
     private static func rate(_ fps: Double?) -> String {
         guard let fps else { return "-" }
-        return String(Int(fps.rounded()))
+        return Int(exactly: fps.rounded()).map { String($0) } ?? "-"
     }
 
     private static func pad(_ text: String, _ width: Int) -> String {

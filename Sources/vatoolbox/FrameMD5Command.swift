@@ -142,7 +142,7 @@ final class FrameHasher: @unchecked Sendable {
             nextPTS -= 1
             return nil
         }
-        if delta > 0.6 { nextPTS = Int64(frames.rounded(.toNearestOrAwayFromZero)) }
+        if delta > 0.6, let jumped = Int64(exactly: frames.rounded(.toNearestOrAwayFromZero)) { nextPTS = jumped }
         return nextPTS
     }
 

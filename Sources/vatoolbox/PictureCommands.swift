@@ -126,7 +126,13 @@ enum ThumbnailsCommand {
         let aspect =
             format.extensions.pixelAspectRatio.map { Double($0.horizontalSpacing) / Double($0.verticalSpacing) } ?? 1
         let displayWidth = Double(format.dimensions.width) * (aspect > 0 ? aspect : 1)
-        var thumbnailHeight = Int((Double(thumbnailWidth) * Double(format.dimensions.height) / displayWidth).rounded())
+        // The stream states the aspect ratio: a picture drawn more than 8 times as tall as wide
+        // is one no sheet can show, so the thumbnail stops there rather than allocate for it.
+        let tallest = 8 * thumbnailWidth
+        var thumbnailHeight = min(
+            tallest,
+            Int(exactly: (Double(thumbnailWidth) * Double(format.dimensions.height) / displayWidth).rounded())
+                ?? tallest)
         thumbnailHeight = max(2, thumbnailHeight + thumbnailHeight % 2)
         let captured = Mutex<[(index: Int, image: RGBImage, label: String)]>([])
         let firstTime = Mutex<MediaTime?>(nil)
@@ -147,7 +153,7 @@ enum ThumbnailsCommand {
                     seconds = Double(frame.index) * Double(timing.timeBase.num) / Double(timing.timeBase.den)
                 }
                 let image = RGBImage(bgra: frame.image)
-                captured.withLock { $0.append((frame.index, image, "#\(frame.index) \(timestamp(seconds))")) }
+                captured.withLock { $0.append((frame.index, image, "#\(frame.index) \(clockTime(seconds))")) }
             })
         let thumbnails = captured.withLock { $0 }.sorted { $0.index < $1.index }
         guard !thumbnails.isEmpty else { throw .input("\(path): no picture could be decoded") }
@@ -156,18 +162,6 @@ enum ThumbnailsCommand {
         print("wrote a contact sheet of \(thumbnails.count) pictures (\(sheet.width)x\(sheet.height)) to \(outputPath)")
         for line in report.problemLines { printError(line) }
         if let failure = report.failure { throw failure }
-    }
-
-    /// `"01:02.480"`, or `"1:01:02.480"` past an hour.
-    static func timestamp(_ seconds: Double) -> String {
-        let milliseconds = Int((max(0, seconds) * 1000).rounded())
-        let hours = milliseconds / 3_600_000
-        let minutes = milliseconds / 60_000 % 60
-        let secs = milliseconds / 1000 % 60
-        func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
-        let millis = milliseconds % 1000
-        let fraction = millis < 10 ? "00\(millis)" : millis < 100 ? "0\(millis)" : "\(millis)"
-        return (hours > 0 ? "\(hours):" : "") + "\(two(minutes)):\(two(secs)).\(fraction)"
     }
 
     /// The grid: pictures left to right, top to bottom, each with its label under it.

@@ -239,14 +239,18 @@ public final class MediaFileReader {
     ///     counted from the start of the file, as `ffmpeg -ss` counts).
     ///   - exactly: Whether to hide the pictures before `time`.
     /// - Throws: ``VTError/sampleBufferDataFailed`` when libavformat cannot seek in the file;
-    ///   ``VTError/parameter`` for a time that is not numeric.
+    ///   ``VTError/parameter`` for a time that is not numeric or past any time stamp the file's time
+    ///   base can hold.
     public func seek(to time: MediaTime, exactly: Bool = true) throws(VTError) {
         guard time.isNumeric else { throw VTError.parameter.with("seek(to:) needs a numeric time") }
         if timeStamper != nil {
             try seekInRawStream(to: time, exactly: exactly)
             return
         }
-        let target = Int64((time.seconds * Double(timeBase.den) / Double(max(1, timeBase.num))).rounded(.down))
+        guard
+            let target = Int64(
+                exactly: (time.seconds * Double(timeBase.den) / Double(max(1, timeBase.num))).rounded(.down))
+        else { throw VTError.parameter.with("seek(to:): \(time.seconds) s is past any time stamp the file can hold") }
         let status = av_seek_frame(input.pointer, streamIndex, target, AVSEEK_FLAG_BACKWARD)
         guard status >= 0 else {
             throw VTError.sampleBufferDataFailed.with(

@@ -89,7 +89,7 @@ public struct MediaTrack: Sendable, Hashable {
         } else {
             isFrameCountExact = false
             if let duration, let frameDuration, frameDuration.seconds > 0 {
-                frameCount = Int((duration.seconds / frameDuration.seconds).rounded())
+                frameCount = Int(exactly: (duration.seconds / frameDuration.seconds).rounded())
             } else {
                 frameCount = nil
             }

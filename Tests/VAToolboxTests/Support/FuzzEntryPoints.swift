@@ -145,7 +145,18 @@ enum FuzzEntryPoints {
 
     static func ivf(_ bytes: [UInt8]) {
         guard var reader = try? IVFReader(bytes) else { return }
-        while let frame = try? reader.next() { _ = frame }
+        while let frame = try? reader.next() {
+            #if FUZZING
+                // The tool's summaries print these times (Sources/vatoolbox/NumberText.swift,
+                // compiled into the fuzzer): any time a file states must format without a trap.
+                let seconds =
+                    Double(frame.presentationTimestamp) * Double(reader.timeBaseScale)
+                    / Double(max(1, reader.timeBaseRate))
+                _ = (fixed(seconds, 3), fixed(seconds, 6), clockTime(seconds))
+            #else
+                _ = frame
+            #endif
+        }
     }
 
     // MARK: - The session targets
