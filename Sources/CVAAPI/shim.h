@@ -65,6 +65,10 @@ static inline VADriverContextP CVAAPI_driver_context(VADisplay display) {
 static const int CVAAPI_SURFACE_ATTRIB_MAX_WIDTH = VASurfaceAttribMaxWidth;
 /// `VASurfaceAttribMaxHeight`.
 static const int CVAAPI_SURFACE_ATTRIB_MAX_HEIGHT = VASurfaceAttribMaxHeight;
+/// `VASurfaceAttribMinWidth`.
+static const int CVAAPI_SURFACE_ATTRIB_MIN_WIDTH = VASurfaceAttribMinWidth;
+/// `VASurfaceAttribMinHeight`.
+static const int CVAAPI_SURFACE_ATTRIB_MIN_HEIGHT = VASurfaceAttribMinHeight;
 /// `VAGenericValueTypeInteger`.
 static const int CVAAPI_GENERIC_VALUE_INTEGER = VAGenericValueTypeInteger;
 

@@ -121,6 +121,8 @@ enum DevicesCommand {
             let profiles = device.capabilities.decodeProfiles.map { profile in
                 JSON.object(
                     [("name", .string(profile.name))] + JSON.codec(profile.codec) + [
+                        ("min_width", .int(profile.minimumWidth)),
+                        ("min_height", .int(profile.minimumHeight)),
                         ("max_width", .int(profile.maximumWidth)),
                         ("max_height", .int(profile.maximumHeight)),
                         (

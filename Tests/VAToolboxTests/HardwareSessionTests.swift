@@ -424,6 +424,31 @@ extension VATestDriverTests {
 
         // MARK: - Devices
 
+        /// A picture smaller than the driver decodes (the test driver's 16x16 minimum, as
+        /// `VASurfaceAttribMinWidth` reports it): `.required` names the size and the minimum,
+        /// `.preferred` decodes on the CPU with the same reason and the CPU's pictures.
+        @Test func aPictureBelowTheDriversMinimumSaysSoAndFallsBack() throws {
+            let samples = try MediaFileReader(path: TestData.fixtures.appendingPathComponent("vp9-8x8.ivf").path)
+                .readAllSamples()
+            let format = try #require(samples.first?.formatDescription)
+            let error = #expect(throws: VTError.self) {
+                _ = try Self.session(format, acceleration: .required, outputs: Outputs())
+            }
+            #expect(error == .couldNotFindVideoDecoder)
+            #expect(
+                error?.reason.contains("8x8 is below the driver's VP9Profile0 minimum of 16x16") == true,
+                "\(String(describing: error))")
+            let outputs = Outputs()
+            let session = try Self.session(format, acceleration: .preferred, outputs: outputs)
+            #expect(!session.usingHardwareAcceleratedVideoDecoder)
+            #expect(session.hardwareUnavailableReason?.contains("below the driver's VP9Profile0 minimum") == true)
+            try Self.decode(samples, with: session)
+            let software = try Self.softwareOutputs(samples)
+            #expect(outputs.all.count == 5 && software.count == 5)
+            #expect(outputs.all.allSatisfy { $0.status == nil })
+            #expect(outputs.all.map { $0.imageBuffer?.md5 } == software.map { $0.imageBuffer?.md5 })
+        }
+
         @Test func deviceCapabilitiesAndSupportChecks() throws {
             let format = try Self.samples(try Self.fixture("hevc-main10.265"))[0].formatDescription
             let device = try TestVADriver.withEnvironment([
@@ -437,6 +462,7 @@ extension VATestDriverTests {
                 ])
             let main10 = try #require(device.capabilities.decodeProfiles.first { $0.name == "HEVCMain10" })
             #expect(main10.decodes10Bit420 && main10.maximumWidth == 4096 && main10.maximumHeight == 4096)
+            #expect(main10.minimumWidth == 16 && main10.minimumHeight == 16)
             #expect(device.capabilities.decodes(.h264) && device.capabilities.decodes(.hevc))
             // Opening the node again while the device is in use shares it.
             #expect(try VADevice.open(path: Self.node) === device)

@@ -81,6 +81,12 @@ protocol CodecSupport: Sendable {
     /// start at (closed, or open with leading pictures that refer before it), the end of the last
     /// open point's leading pictures, or neither.
     func randomAccess(of sample: SampleBuffer) -> RandomAccess
+    /// The picture size a sample's data starts, where libavcodec's VA-API hwaccel does not ask for
+    /// new surfaces when the size grows (its `get_format` call): the GPU back end gives such a
+    /// sample a decoder of its own when the size exceeds its surfaces. Nil for codecs whose
+    /// libavcodec decoder asks again on every size change (H.264, HEVC, VP9, MPEG-2), and for
+    /// samples that start no new size.
+    func hardwareSurfaceSize(startedBy data: [UInt8]) -> VideoDimensions?
 }
 
 extension CodecSupport {
@@ -134,6 +140,8 @@ extension CodecSupport {
     }
 
     func inBandConfiguration(for sample: SampleBuffer) -> [UInt8] { [] }
+
+    func hardwareSurfaceSize(startedBy data: [UInt8]) -> VideoDimensions? { nil }
 
     func makeReferenceTracker() -> any ReferenceTracker { UntrackedReferences() }
 

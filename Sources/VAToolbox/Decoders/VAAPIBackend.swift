@@ -47,7 +47,12 @@ final class VAAPIBackend: DecoderBackend {
 
     let hardware: HardwareDecoding?
 
-    private let decoder: LibavcodecContext
+    /// libavcodec with the hwaccel; replaced by a new one where the codec's decoder would not ask
+    /// for larger surfaces (``CodecSupport/hardwareSurfaceSize(startedBy:)``).
+    private var decoder: LibavcodecContext
+    /// Sets a new libavcodec context up for this device: the hwaccel, its `get_format` answer.
+    private let configure: (UnsafeMutablePointer<AVCodecContext>) throws(VTError) -> Void
+    private let support: any CodecSupport
     private let negotiation: FormatNegotiation
     private let allowance: SurfaceAllowance
     /// Pictures libavcodec has returned, in presentation order, that wait for the GPU to finish
@@ -95,10 +100,9 @@ final class VAAPIBackend: DecoderBackend {
             allowance: allowance, device: device, decisions: device.decisions)
         self.negotiation = negotiation
         let support = formatDescription.codecSupport
+        self.support = support
         let isExact = support.isExactHardwareProfile(VAProfile(rawValue: profile.vaProfile), for: formatDescription)
-        decoder = try LibavcodecContext(
-            formatDescription: formatDescription, preferredDecoders: support.hardwareDecoderName.map { [$0] } ?? []
-        ) { context throws(VTError) in
+        configure = { context throws(VTError) in
             var status: Int32 = 0
             // The device context keeps the VADevice alive until libavutil lets go of it, after
             // the last surface of the last frames context is gone.
@@ -124,15 +128,43 @@ final class VAAPIBackend: DecoderBackend {
                 context.pointee.hwaccel_flags |= Int32(AV_HWACCEL_FLAG_ALLOW_PROFILE_MISMATCH)
             }
         }
-        // Closed, libavcodec holds no surface: every surface no handed-out picture holds goes.
+        decoder = try Self.openDecoder(formatDescription, support: support, negotiation: negotiation, configure)
+    }
+
+    /// A libavcodec decoder with the hwaccel; once closed, it frees every surface no handed-out
+    /// picture holds.
+    private static func openDecoder(
+        _ format: VideoFormatDescription, support: any CodecSupport, negotiation: FormatNegotiation,
+        _ configure: (UnsafeMutablePointer<AVCodecContext>) throws(VTError) -> Void
+    ) throws(VTError) -> LibavcodecContext {
+        let decoder = try LibavcodecContext(
+            formatDescription: format, preferredDecoders: support.hardwareDecoderName.map { [$0] } ?? [],
+            configure: configure)
         decoder.afterClose = { negotiation.releaseIdleSurfaces() }
+        return decoder
     }
 
     func decode(_ data: [UInt8], token: Int64) -> DecodeStep {
         let before = device.faults?.failureCount ?? 0
+        var held: [DecodedPicture] = []
+        if let size = support.hardwareSurfaceSize(startedBy: data), let surfaces = negotiation.surfaceSize,
+            size.width > surfaces.width || size.height > surfaces.height
+        {
+            // The sample starts pictures larger than the surfaces, and libavcodec would decode
+            // them into those (see the codec's `hardwareSurfaceSize`): the pictures before it
+            // come out, and a new decoder sizes its surfaces from the sample.
+            held = decoder.drain(picture: picture(from:))
+            do throws(VTError) {
+                decoder = try Self.openDecoder(
+                    decoder.formatDescription, support: support, negotiation: negotiation, configure)
+            } catch {
+                return DecodeStep(pictures: settle(held, draining: true), failure: .backEndCannotContinue(error))
+            }
+        }
         let (pictures, error) = decoder.send(data, token: token, picture: picture(from:))
         var step = DecodeStep(
-            pictures: settle(pictures, draining: false), deviceFaulted: (device.faults?.failureCount ?? 0) > before)
+            pictures: settle(held + pictures, draining: false),
+            deviceFaulted: (device.faults?.failureCount ?? 0) > before)
         if let error {
             if let failure = negotiation.failure {
                 step.failure = .backEndCannotContinue(failure)
@@ -160,6 +192,22 @@ final class VAAPIBackend: DecoderBackend {
             return try LibavcodecContext.picture(from: frame)
         }
         let surface = VASurfaceID(CFFmpeg_frame_vaapi_surface(frame))
+        var surfaceWidth: Int32 = 0
+        var surfaceHeight: Int32 = 0
+        CFFmpeg_frame_hw_size(frame, &surfaceWidth, &surfaceHeight)
+        if frame.pointee.width > surfaceWidth || frame.pointee.height > surfaceHeight {
+            // A picture larger than its surface: libavcodec decoded a new size into surfaces it
+            // did not renew. Never handed out (its planes would run past the surface); a device
+            // fault, so that the session can decode again on the CPU.
+            let token = frame.pointee.pts
+            let size = "\(frame.pointee.width)x\(frame.pointee.height)"
+            av_frame_unref(frame)
+            return DecodedPicture(
+                token: token, pixelBuffer: nil,
+                status: VTError.videoDecoderMalfunction.with(
+                    "the \(size) picture was decoded into a \(surfaceWidth)x\(surfaceHeight) surface"),
+                isDeviceFault: true)
+        }
         if let fault = device.faults?.fault(of: surface) {
             let token = frame.pointee.pts
             av_frame_unref(frame)
@@ -274,6 +322,8 @@ final class FormatNegotiation {
     private(set) var failure: VTError?
     /// The pool made at the last `get_format` call, for diagnostics.
     private(set) var pool: SurfacePool?
+    /// The size of the surfaces made at the last `get_format` call; nil before the first.
+    private(set) var surfaceSize: VideoDimensions?
     /// Where the pool is recorded for ``DecompressionSession/hardwareDecisions``.
     private let decisions: HardwareDecisionRecord?
 
@@ -369,6 +419,7 @@ final class FormatNegotiation {
         }
         av_buffer_unref(&context.pointee.hw_frames_ctx)
         context.pointee.hw_frames_ctx = frames
+        surfaceSize = VideoDimensions(width: parameters.pointee.width, height: parameters.pointee.height)
         failure = nil
         return AV_PIX_FMT_VAAPI
     }

@@ -8,6 +8,11 @@ public struct HardwareDecodeProfile: Sendable, Hashable, CustomStringConvertible
     public let name: String
     /// The `VAProfile` value.
     public let vaProfile: Int32
+    /// The narrowest picture the driver decodes in this profile (`VASurfaceAttribMinWidth`; 1
+    /// when the driver does not say).
+    public let minimumWidth: Int
+    /// The lowest picture height the driver decodes in this profile (`VASurfaceAttribMinHeight`).
+    public let minimumHeight: Int
     /// The largest picture the driver decodes in this profile.
     public let maximumWidth: Int
     /// The largest picture height the driver decodes in this profile.
@@ -74,6 +79,12 @@ public struct HardwareCapabilities: Sendable, Hashable {
             return .failure(Self.unsupported("the driver's \(usable.name) does not decode \(bitDepth)-bit 4:2:0"))
         }
         let size = format.codedDimensions
+        guard size.width >= usable.minimumWidth, size.height >= usable.minimumHeight else {
+            return .failure(
+                Self.unsupported(
+                    "\(size.width)x\(size.height) is below the driver's \(usable.name) minimum of "
+                        + "\(usable.minimumWidth)x\(usable.minimumHeight)"))
+        }
         guard size.width <= usable.maximumWidth, size.height <= usable.maximumHeight else {
             return .failure(
                 Self.unsupported(

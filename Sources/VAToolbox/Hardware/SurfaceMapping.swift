@@ -93,6 +93,15 @@ enum SurfaceMapping {
             device?.decisions.recordReadBack(.getImage)
         }
         var image = mapping.image
+        // The planes handed out must lie inside the image: a picture whose size disagrees with
+        // its surface's (a decoder that did not renew its surfaces when the size grew) is refused
+        // rather than read past the image's end.
+        let pictureWidth = Int(frame.pointee.width)
+        let pictureHeight = Int(frame.pointee.height)
+        guard pictureWidth <= Int(image.width), pictureHeight <= Int(image.height) else {
+            throw VTError.videoDecoderMalfunction.with(
+                "the \(pictureWidth)x\(pictureHeight) picture does not fit its \(image.width)x\(image.height) surface")
+        }
         var base: UnsafeMutableRawPointer?
         try VAStatusCheck.check(
             vaMapBuffer(display, image.buf, &base), "vaMapBuffer", as: .allocationFailed, "mapping the image")

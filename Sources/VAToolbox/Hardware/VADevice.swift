@@ -244,41 +244,48 @@ public final class VADevice: @unchecked Sendable, CustomStringConvertible {
         let rtFormats = known(attributes[0].value) ?? 0
         var maximumWidth = known(attributes[1].value) ?? 0
         var maximumHeight = known(attributes[2].value) ?? 0
+        var minimumSize = (width: 1, height: 1)
         var unusable: String?
         var config = VAConfigID(CVAAPI_INVALID_ID)
         let status = vaCreateConfig(display, profile, VAEntrypointVLD, nil, 0, &config)
         if status == CVAAPI_STATUS_SUCCESS {
             let limits = surfaceLimits(display, config)
-            maximumWidth = limits.width ?? maximumWidth
-            maximumHeight = limits.height ?? maximumHeight
+            maximumWidth = limits.maximum.width ?? maximumWidth
+            maximumHeight = limits.maximum.height ?? maximumHeight
+            minimumSize = (limits.minimum.width ?? 1, limits.minimum.height ?? 1)
             vaDestroyConfig(display, config)
         } else {
             unusable = "\(VAStatusCheck.cause(status, "vaCreateConfig"))"
         }
         return HardwareDecodeProfile(
-            codec: codec, name: name, vaProfile: profile.rawValue, maximumWidth: maximumWidth,
-            maximumHeight: maximumHeight, decodes8Bit420: rtFormats & Int(CVAAPI_RT_FORMAT_YUV420) != 0,
+            codec: codec, name: name, vaProfile: profile.rawValue, minimumWidth: minimumSize.width,
+            minimumHeight: minimumSize.height, maximumWidth: maximumWidth, maximumHeight: maximumHeight,
+            decodes8Bit420: rtFormats & Int(CVAAPI_RT_FORMAT_YUV420) != 0,
             decodes10Bit420: rtFormats & Int(CVAAPI_RT_FORMAT_YUV420_10) != 0, unusableReason: unusable)
     }
 
-    /// The largest surface a decode configuration accepts (`vaQuerySurfaceAttributes`).
-    private static func surfaceLimits(_ display: VADisplay, _ config: VAConfigID) -> (width: Int?, height: Int?) {
+    /// The smallest and largest surfaces a decode configuration accepts (`vaQuerySurfaceAttributes`;
+    /// each nil where the driver does not say).
+    private static func surfaceLimits(_ display: VADisplay, _ config: VAConfigID) -> (
+        minimum: (width: Int?, height: Int?), maximum: (width: Int?, height: Int?)
+    ) {
         var count: UInt32 = 0
         guard vaQuerySurfaceAttributes(display, config, nil, &count) == CVAAPI_STATUS_SUCCESS, count > 0 else {
-            return (nil, nil)
+            return ((nil, nil), (nil, nil))
         }
         var attributes = [VASurfaceAttrib](repeating: VASurfaceAttrib(), count: Int(count))
         guard vaQuerySurfaceAttributes(display, config, &attributes, &count) == CVAAPI_STATUS_SUCCESS else {
-            return (nil, nil)
+            return ((nil, nil), (nil, nil))
         }
-        var width: Int?
-        var height: Int?
+        var values: [Int32: Int] = [:]
         for attribute in attributes.prefix(Int(count))
         where attribute.value.type.rawValue == CVAAPI_GENERIC_VALUE_INTEGER {
-            if attribute.type.rawValue == CVAAPI_SURFACE_ATTRIB_MAX_WIDTH { width = Int(attribute.value.value.i) }
-            if attribute.type.rawValue == CVAAPI_SURFACE_ATTRIB_MAX_HEIGHT { height = Int(attribute.value.value.i) }
+            values[Int32(attribute.type.rawValue)] = Int(attribute.value.value.i)
         }
-        return (width, height)
+        return (
+            (values[CVAAPI_SURFACE_ATTRIB_MIN_WIDTH], values[CVAAPI_SURFACE_ATTRIB_MIN_HEIGHT]),
+            (values[CVAAPI_SURFACE_ATTRIB_MAX_WIDTH], values[CVAAPI_SURFACE_ATTRIB_MAX_HEIGHT])
+        )
     }
 }
 

@@ -88,6 +88,17 @@ struct AV1CodecSupport: CodecSupport {
     func isExactHardwareProfile(_ profile: VAProfile, for format: VideoFormatDescription) -> Bool { true }
 
     func makeReferenceTracker() -> any ReferenceTracker { AV1ShownFrames() }
+
+    /// The largest frame of a sequence header the sample carries. libavcodec 5.1 sizes the
+    /// surfaces by the first sequence header's largest frame and asks for new ones only once
+    /// (`av1dec.c` `av1_decode_frame`: `get_pixel_format` only while `pix_fmt` is
+    /// `AV_PIX_FMT_NONE`), so a later sequence of larger frames would decode into the old surfaces.
+    func hardwareSurfaceSize(startedBy data: [UInt8]) -> VideoDimensions? {
+        guard let obu = (try? AV1OBU.split(data[...]))?.first(where: { $0.obuType == .sequenceHeader }),
+            let header = try? AV1SequenceHeader(obu.payload)
+        else { return nil }
+        return VideoDimensions(width: Int32(header.maxFrameWidth), height: Int32(header.maxFrameHeight))
+    }
 }
 
 /// Notes the AV1 temporal units that show no frame (hidden frames alone in their sample).

@@ -40,4 +40,15 @@ struct VP8CodecSupport: CodecSupport {
     }
 
     func isExactHardwareProfile(_ profile: VAProfile, for format: VideoFormatDescription) -> Bool { true }
+
+    /// A key frame's size. libavcodec 5.1 asks for new surfaces only when its software decoder
+    /// had allocated macroblocks (`vp8.c` `update_dimensions`: `dim_reset` needs
+    /// `macroblocks_base`, which the hwaccel never allocates), so it decodes a larger key frame
+    /// into the old surfaces.
+    func hardwareSurfaceSize(startedBy data: [UInt8]) -> VideoDimensions? {
+        guard let header = try? VP8FrameHeader(data[...]), header.isKeyFrame, let width = header.width,
+            let height = header.height
+        else { return nil }
+        return VideoDimensions(width: Int32(width), height: Int32(height))
+    }
 }
