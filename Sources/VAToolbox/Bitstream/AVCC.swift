@@ -3,7 +3,7 @@
 /// AVCC for H.264 and HVCC for HEVC; the layout is the same.
 public enum AVCC {
     /// The sizes a length prefix may have.
-    public static let validLengthSizes: Set<Int> = [1, 2, 4]
+    public static let validLengthSizes = VideoFormatDescription.validNALUnitHeaderLengths
 
     /// Splits length-prefixed data into its NAL units, without copying.
     ///

@@ -32,20 +32,6 @@ public struct VideoCodecType: RawRepresentable, Sendable, Hashable, CustomString
     /// The FourCC: `"avc1"`, `"hvc1"`, `"av01"`, `"vp09"`, `"vp08"`, `"mp2v"`.
     public var description: String { fourCC }
 
-    /// The codec's name for people, `"H.264"`, `"HEVC"`, `"AV1"`, `"VP9"`, `"VP8"` or
-    /// `"MPEG-2"`; the FourCC for a codec VAToolbox does not decode.
-    public var name: String { CodecRegistry.support(for: self)?.displayName ?? fourCC }
-
-    /// FFmpeg's name of the codec (`"h264"`, `"hevc"`, `"av1"`, `"vp9"`, `"vp8"`,
-    /// `"mpeg2video"`), as `ffprobe` prints `codec_name`; nil for a codec VAToolbox does not decode.
-    public var ffmpegName: String? { CodecRegistry.support(for: self)?.ffmpegName }
-
-    /// Whether VAToolbox decodes the codec.
-    public var isDecodable: Bool { CodecRegistry.support(for: self) != nil }
-
-    /// Every codec VAToolbox decodes.
-    public static var decodable: [VideoCodecType] { CodecRegistry.all.map(\.codecType) }
-
     /// The length in bytes of this codec's NAL unit header (1 for H.264, 2 for HEVC), or nil for a
     /// codec that is not NAL-unit based.
     var nalUnitHeaderSize: Int? {

@@ -52,11 +52,6 @@ public struct VideoFormatDescription: Sendable, Hashable, CustomStringConvertibl
     /// The number of parameter sets.
     public var parameterSetCount: Int { parameterSets.count }
 
-    /// The parameter sets as NAL units.
-    public var parameterSetNALUnits: [NALUnit] {
-        parameterSets.compactMap { try? NALUnit($0[...], codec: codecType) }
-    }
-
     /// `CMVideoFormatDescriptionGetPresentationDimensions`: the display size, optionally
     /// stretched by the pixel aspect ratio (the width is scaled, as CoreMedia does).
     public func presentationDimensions(usePixelAspectRatio: Bool = true) -> (width: Double, height: Double) {
@@ -80,9 +75,12 @@ public struct VideoFormatDescription: Sendable, Hashable, CustomStringConvertibl
             + "\(stream.chromaFormatName) \(stream.bitDepthLuma)-bit, reorder \(stream.maxNumReorderFrames)"
     }
 
+    /// The sizes a NAL unit length prefix can have (ISO/IEC 14496-15: 1, 2 or 4 bytes).
+    static let validNALUnitHeaderLengths: Set<Int> = [1, 2, 4]
+
     /// Checks the NAL unit header length shared by every initialiser.
     static func checkNALUnitHeaderLength(_ length: Int) throws(VTError) {
-        guard AVCC.validLengthSizes.contains(length) else {
+        guard validNALUnitHeaderLengths.contains(length) else {
             throw VTError.formatDescriptionInvalidParameter.with(
                 "nalUnitHeaderLength is \(length); NAL unit lengths are 1, 2 or 4 bytes")
         }

@@ -1,45 +1,6 @@
 internal import CFFmpeg
 
-/// What a container says of a video stream, read from libavformat's `AVCodecParameters` after
-/// it probed the stream (for codecs without a configuration record, libavformat's parsers read
-/// those facts from the first frames): the codec's configuration record, sizes, profile and
-/// level, sample format and colour.
-struct StreamParameters: Sendable, Hashable {
-    /// The configuration record (`extradata`): `avcC`, `hvcC`, `av1C`, an MPEG-2 sequence header;
-    /// empty when the container has none.
-    var configurationRecord: [UInt8]
-    /// The coded picture size.
-    var width: Int
-    /// The coded picture height.
-    var height: Int
-    /// libavcodec's profile number (`FF_PROFILE_*`), or nil when unknown.
-    var profile: Int?
-    /// libavcodec's level number, or nil when unknown.
-    var level: Int?
-    /// `chroma_format_idc`: 0 monochrome, 1 4:2:0, 2 4:2:2, 3 4:4:4; nil for a layout without one
-    /// (4:4:0, 4:1:1, RGB).
-    var chromaFormatIdc: Int?
-    /// The bit depth of the samples.
-    var bitDepth: Int
-    /// Whether samples use the full range.
-    var fullRange: Bool
-    /// ISO/IEC 23091-2 colour code points, nil when unspecified.
-    var colorPrimaries: UInt8?
-    /// The transfer characteristics code point, nil when unspecified.
-    var transferCharacteristics: UInt8?
-    /// The matrix coefficients code point, nil when unspecified.
-    var matrixCoefficients: UInt8?
-    /// The chroma sample location as H.264's `chroma_sample_loc_type` counts it, nil when unspecified.
-    var chromaLocation: Int?
-    /// Whether the stream may be interlaced (libavformat found a field order other than progressive).
-    var mayBeInterlaced: Bool
-    /// The pixel aspect ratio, nil when unspecified.
-    var pixelAspectRatio: PixelAspectRatio?
-    /// The frames the decoder holds back for reordering (`video_delay`).
-    var reorderDepth: Int
-    /// libavformat's name of the sample format, for messages (`"yuv420p10le"`).
-    var pixelFormatName: String
-
+extension StreamParameters {
     /// Reads a stream's codec parameters.
     ///
     /// - Parameters:
@@ -90,19 +51,5 @@ struct StreamParameters: Sendable, Hashable {
     /// A colour code point, nil for 2 (unspecified) and anything out of range.
     private static func specified(_ code: Int) -> UInt8? {
         code == 2 || code < 0 || code > 255 ? nil : UInt8(code)
-    }
-
-    /// The format description extensions these parameters imply.
-    var extensions: FormatDescriptionExtensions {
-        var extensions = FormatDescriptionExtensions()
-        extensions.fullRangeVideo = fullRange
-        extensions.colorPrimaries = colorPrimaries.map(ColorPrimaries.init(rawValue:))
-        extensions.transferFunction = transferCharacteristics.map(TransferFunction.init(rawValue:))
-        extensions.yCbCrMatrix = matrixCoefficients.map(YCbCrMatrix.init(rawValue:))
-        extensions.pixelAspectRatio = pixelAspectRatio
-        extensions.chromaLocation = chromaLocation
-        extensions.fieldCount = mayBeInterlaced ? 2 : 1
-        extensions.decoderConfigurationRecord = configurationRecord
-        return extensions
     }
 }

@@ -50,38 +50,6 @@ public enum EnvironmentVariable: String, CaseIterable, Sendable {
     /// not take (which ``validateAll()`` refuses) count as off.
     public var isOn: Bool { (try? Self.switchValue(self, value)) == true }
 
-    /// Checks every variable VAToolbox reads.
-    ///
-    /// - Throws: ``VTError/parameter`` for the first variable whose value is not one it takes; the
-    ///   reason names the variable, its value and the values it takes, in one line.
-    public static func validateAll() throws(VTError) {
-        try validateAll(lookup)
-    }
-
-    /// ``validateAll()`` against another environment (tests).
-    static func validateAll(_ environment: (String) -> String?) throws(VTError) {
-        _ = try hardwareAcceleration(environment)
-        if let path = environment(renderNode.name), !path.isEmpty, !path.hasPrefix("/") {
-            throw invalid(.renderNode, path)
-        }
-        for variable in [ffmpegLog, vaLog] { _ = try switchValue(variable, environment(variable.name)) }
-    }
-
-    /// The policy `VATOOLBOX_HWACCEL` asks for; nil when unset or empty.
-    ///
-    /// - Throws: ``VTError/parameter`` for a value it does not take.
-    static func hardwareAcceleration(
-        _ environment: (String) -> String?
-    ) throws(VTError) -> DecoderSpecification.HardwareAcceleration? {
-        guard let value = environment(hardwareAcceleration.name), !value.isEmpty else { return nil }
-        switch value.lowercased() {
-        case "auto", "preferred": return .preferred
-        case "vaapi", "gpu", "required": return .required
-        case "none", "cpu", "software", "disabled", "off", "0": return .disabled
-        default: throw invalid(.hardwareAcceleration, value)
-        }
-    }
-
     /// A switch variable's state; nil when unset or empty.
     static func switchValue(_ variable: EnvironmentVariable, _ value: String?) throws(VTError) -> Bool? {
         guard let value, !value.isEmpty else { return nil }
@@ -92,7 +60,8 @@ public enum EnvironmentVariable: String, CaseIterable, Sendable {
         }
     }
 
-    private static func invalid(_ variable: EnvironmentVariable, _ value: String) -> VTError {
+    /// The error for a value `variable` does not take.
+    static func invalid(_ variable: EnvironmentVariable, _ value: String) -> VTError {
         VTError.parameter.with(
             "\(variable.name)=\(value) is not a value it takes: \(variable.allowedValues)",
             hint: "set \(variable.name) to one of those values, or unset it")
