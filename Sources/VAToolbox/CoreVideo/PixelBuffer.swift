@@ -43,6 +43,9 @@ public final class PixelBuffer: Sendable, CustomStringConvertible {
     private let storage: Mutex<Storage>
     /// Bytes copied to produce or to write to this buffer; 0 for a zero-copy decoder frame.
     private let copied = Atomic<Int>(0)
+    /// How a GPU surface's pixels are reached (its device, held while the buffer lives); nil for
+    /// a picture made in CPU memory.
+    private let surfaceAccess: (any SurfaceAccess)?
 
     /// Wraps a decoded frame, taking over its reference.
     ///
@@ -50,11 +53,16 @@ public final class PixelBuffer: Sendable, CustomStringConvertible {
     ///   - frame: A frame whose buffers the new pixel buffer now owns (moved out of the caller's).
     ///   - pixelFormat: The format the frame's data has.
     ///   - copiedByteCount: Bytes copied to make the frame (0 when it is the decoder's own).
-    init(taking frame: consuming FrameReference, pixelFormat: PixelFormat, copiedByteCount: Int = 0) {
+    ///   - surfaceAccess: For a VA frame, how its surface is read back and exported.
+    init(
+        taking frame: consuming FrameReference, pixelFormat: PixelFormat, copiedByteCount: Int = 0,
+        surfaceAccess: (any SurfaceAccess)? = nil
+    ) {
+        self.surfaceAccess = surfaceAccess
         let pointer = frame.pointer
         let isSurface = pointer.pointee.format.pixelFormat == AV_PIX_FMT_VAAPI
         // libavcodec crops a VA frame on the right and bottom only, through its size; the left
-        // and top crop stays in its crop fields, and the read-back (``SurfaceMapping``) applies
+        // and top crop stays in its crop fields, and the read-back (``SurfaceAccess``) applies
         // it. The displayed size is what is left of both.
         let left = isSurface ? Int(pointer.pointee.crop_left) : 0
         let top = isSurface ? Int(pointer.pointee.crop_top) : 0
@@ -107,7 +115,7 @@ public final class PixelBuffer: Sendable, CustomStringConvertible {
             if let planes = storage.lockedPlanes { return try body(planes) }
             // A surface is read back for the lock and the read-back freed at unlock. A surface
             // that cannot be read back (the GPU failed) lends no planes.
-            guard let mapped = try? SurfaceMapping.map(storage.frame.pointer) else { return try body([]) }
+            guard let mapped = try? readBack(storage.frame.pointer) else { return try body([]) }
             return try body(Self.planes(of: mapped.pointer))
         }
     }
@@ -161,7 +169,7 @@ public final class PixelBuffer: Sendable, CustomStringConvertible {
             if flags.contains(.readOnly) {
                 if storage.lockCount == 0, storage.frame.isSurface {
                     do throws(VTError) {
-                        storage.readBack = try SurfaceMapping.map(storage.frame.pointer)
+                        storage.readBack = try readBack(storage.frame.pointer)
                     } catch {
                         throw VTError.pixelBufferError.with(
                             "the GPU surface could not be read back for the lock: \(error.reason)", cause: error.cause)
@@ -237,7 +245,7 @@ public final class PixelBuffer: Sendable, CustomStringConvertible {
                     + "copied for writing until they are released")
         }
         if storage.frame.isSurface {
-            storage.frame = try SurfaceMapping.download(storage.frame.pointer)
+            storage.frame = try surface(storage.frame.pointer).download(storage.frame.pointer)
             storage.readBack = nil
             copied.add(Self.byteCount(storage.frame.pointer), ordering: .relaxed)
         } else {
@@ -295,8 +303,47 @@ public final class PixelBuffer: Sendable, CustomStringConvertible {
             guard storage.frame.isSurface else {
                 return try body(UnsafePointer(storage.frame.pointer))
             }
-            let mapped = try SurfaceMapping.map(storage.frame.pointer)
+            let mapped = try readBack(storage.frame.pointer)
             return try body(UnsafePointer(mapped.pointer))
+        }
+    }
+
+    /// The access to a surface frame's pixels.
+    ///
+    /// - Throws: ``VTError/pixelBufferError`` for a surface frame made without one (a library bug).
+    private func surface(_ frame: UnsafePointer<AVFrame>) throws(VTError) -> any SurfaceAccess {
+        guard let surfaceAccess else {
+            throw VTError.pixelBufferError.with("the GPU surface has no device to read it back through")
+        }
+        return surfaceAccess
+    }
+
+    /// A read-back of a surface frame.
+    private func readBack(_ frame: UnsafeMutablePointer<AVFrame>) throws(VTError) -> FrameReference {
+        try surface(frame).readBack(frame)
+    }
+
+    /// A copy in CPU memory of a GPU surface picture, so that the surface can go back to its
+    /// pool; nil for a picture in CPU memory already.
+    func downloadedCopy() throws(VTError) -> PixelBuffer? {
+        try storage.withLock { (storage: inout Storage) throws(VTError) -> PixelBuffer? in
+            guard storage.frame.isSurface else { return nil }
+            let copy = try surface(storage.frame.pointer).download(storage.frame.pointer)
+            return PixelBuffer(taking: copy, pixelFormat: pixelFormat)
+        }
+    }
+
+    /// The GPU surface shared as DMA-BUF (``exportDMABuf(separateLayers:)``).
+    func exportSurface(separateLayers: Bool) throws(VTError) -> DMABufDescriptor {
+        try storage.withLock { (storage: inout Storage) throws(VTError) -> DMABufDescriptor in
+            guard storage.frame.isSurface else {
+                throw VTError.parameter.with(
+                    "this pixel buffer is in CPU memory (decoded on the CPU, converted, or made writable); only a "
+                        + "GPU surface decoded on VA-API can be exported as a DMA-BUF",
+                    hint: "check PixelBuffer.isGPUSurface, or decode with hardware acceleration required")
+            }
+            return try surface(storage.frame.pointer).exportDMABuf(
+                storage.frame.pointer, separateLayers: separateLayers)
         }
     }
 

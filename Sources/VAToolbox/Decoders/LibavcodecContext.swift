@@ -202,9 +202,18 @@ final class LibavcodecContext {
             isDeviceFault: picture.isDeviceFault, handOut: picture.handOut)
     }
 
-    /// Wraps a decoded frame in CPU memory (or a surface frame, as a surface) as a picture,
-    /// moving its buffers out; its status is what libavcodec says is wrong with it.
+    /// Wraps a decoded frame in CPU memory as a picture, moving its buffers out; its status is
+    /// what libavcodec says is wrong with it.
     static func picture(from frame: UnsafeMutablePointer<AVFrame>) throws(VTError) -> DecodedPicture {
+        try picture(from: frame, surfaceAccess: nil)
+    }
+
+    /// Wraps a decoded frame in CPU memory (or a surface frame, as a surface) as a picture,
+    /// moving its buffers out; its status is what libavcodec says is wrong with it. A surface's
+    /// picture reaches its pixels through `surfaceAccess` (its device).
+    static func picture(
+        from frame: UnsafeMutablePointer<AVFrame>, surfaceAccess: (any SurfaceAccess)?
+    ) throws(VTError) -> DecodedPicture {
         let token = frame.pointee.pts
         let damage = damage(of: frame)
         let fullRange = frame.pointee.color_range == AVCOL_RANGE_JPEG
@@ -220,7 +229,9 @@ final class LibavcodecContext {
             throw VTError.allocationFailed.with("allocating a frame")
         }
         return DecodedPicture(
-            token: token, pixelBuffer: PixelBuffer(taking: reference, pixelFormat: pixelFormat), status: damage)
+            token: token,
+            pixelBuffer: PixelBuffer(taking: reference, pixelFormat: pixelFormat, surfaceAccess: surfaceAccess),
+            status: damage)
     }
 
     /// What libavcodec says is wrong with a decoded frame.

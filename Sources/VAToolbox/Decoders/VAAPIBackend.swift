@@ -213,7 +213,7 @@ final class VAAPIBackend: DecoderBackend {
             av_frame_unref(frame)
             return DecodedPicture(token: token, pixelBuffer: nil, status: fault, isDeviceFault: true)
         }
-        var picture = try LibavcodecContext.picture(from: frame)
+        var picture = try LibavcodecContext.picture(from: frame, surfaceAccess: device)
         picture.handOut = .surface(allowance)
         return picture
     }
@@ -296,11 +296,7 @@ final class SurfaceAllowance: Sendable {
             try? image.withFrameForWriting { (frame) throws(VTError) in heldSurfaces.track(frame) }
             return image
         }
-        let copy = try? image.withSurfaceFrame { (frame) throws(VTError) -> PixelBuffer? in
-            guard let frame else { return nil }
-            return PixelBuffer(taking: try SurfaceMapping.download(frame), pixelFormat: image.pixelFormat)
-        }
-        guard let copied = copy ?? nil else { return image }
+        guard let copied = (try? image.downloadedCopy()) ?? nil else { return image }
         copied.addCopiedBytes(copied.rawVideoByteCount)
         return copied
     }

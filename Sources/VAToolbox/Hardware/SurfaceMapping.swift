@@ -11,28 +11,6 @@ import Synchronization
 /// Every read-back first synchronises the surface: on drivers that report no decode errors the
 /// decoder never did (see ``VAAPIBackend``).
 enum SurfaceMapping {
-    /// The open devices, by display, so that a frame's display leads to its driver's quirks.
-    private static let devices = Mutex<[UInt: WeakDevice]>([:])
-
-    private struct WeakDevice {
-        weak var device: VADevice?
-    }
-
-    /// Records `device` for the frames decoded on its display.
-    static func register(_ device: VADevice) {
-        devices.withLock { $0[UInt(bitPattern: device.display)] = WeakDevice(device: device) }
-    }
-
-    /// Forgets a display (its device is going away).
-    static func unregister(_ display: VADisplay) {
-        _ = devices.withLock { $0.removeValue(forKey: UInt(bitPattern: display)) }
-    }
-
-    /// The device whose display is `display`, while it is alive.
-    static func device(of display: VADisplay) -> VADevice? {
-        devices.withLock { $0[UInt(bitPattern: display)]?.device }
-    }
-
     /// Waits until the GPU has finished the surface's picture (`vaSyncSurface`).
     ///
     /// - Throws: ``VTError/videoDecoderBadData`` when the driver says the picture has decode
@@ -61,7 +39,7 @@ enum SurfaceMapping {
     /// A software frame (NV12 or P010) whose planes are a read-back of a VA frame's surface,
     /// cropped as the VA frame is; the image goes back to its cache (or a derived image is
     /// destroyed) when the frame is freed.
-    static func map(_ frame: UnsafePointer<AVFrame>) throws(VTError) -> FrameReference {
+    static func map(_ frame: UnsafePointer<AVFrame>, device: VADevice) throws(VTError) -> FrameReference {
         guard let display = CFFmpeg_frame_vaapi_display(frame) else {
             throw VTError.parameter.with("the frame is not a VA surface")
         }
@@ -72,25 +50,19 @@ enum SurfaceMapping {
         var surfaceHeight: Int32 = 0
         CFFmpeg_frame_hw_size(frame, &surfaceWidth, &surfaceHeight)
         try synchronize(display, surface)
-        let device = device(of: display)
         let mapping: ImageMapping
-        if device?.quirks.readBack == .deriveImage, let derived = derive(display, surface, device: device) {
+        if device.quirks.readBack == .deriveImage, let derived = derive(display, surface, device: device) {
             mapping = derived
-            device?.decisions.recordReadBack(.deriveImage)
+            device.decisions.recordReadBack(.deriveImage)
         } else {
             let key = ImageCache.Key(
                 fourCC: is10Bit ? CVAAPI_FOURCC_P010 : CVAAPI_FOURCC_NV12, width: surfaceWidth, height: surfaceHeight)
-            let image: VAImage
-            if let device {
-                image = try device.images.take(key)
-            } else {
-                image = try ImageCache.create(display, key)
-            }
+            let image = try device.images.take(key)
             mapping = ImageMapping(display: display, image: image, device: device, key: key)
             try VAStatusCheck.check(
                 vaGetImage(display, surface, 0, 0, UInt32(surfaceWidth), UInt32(surfaceHeight), image.image_id),
                 "vaGetImage", as: .videoDecoderMalfunction, "reading the surface back from the GPU")
-            device?.decisions.recordReadBack(.getImage)
+            device.decisions.recordReadBack(.getImage)
         }
         var image = mapping.image
         // The planes handed out must lie inside the image: a picture whose size disagrees with
@@ -150,15 +122,15 @@ enum SurfaceMapping {
 
     /// The surface mapped through `vaDeriveImage`, or nil when the driver refuses (Mesa refuses
     /// interlaced surfaces, for example): the caller then copies with `vaGetImage`.
-    private static func derive(_ display: VADisplay, _ surface: VASurfaceID, device: VADevice?) -> ImageMapping? {
+    private static func derive(_ display: VADisplay, _ surface: VASurfaceID, device: VADevice) -> ImageMapping? {
         var image = VAImage()
         guard vaDeriveImage(display, surface, &image) == CVAAPI_STATUS_SUCCESS else { return nil }
         return ImageMapping(display: display, image: image, device: device, key: nil)
     }
 
     /// Copies a VA frame into a new software frame of its own (for writing).
-    static func download(_ frame: UnsafePointer<AVFrame>) throws(VTError) -> FrameReference {
-        let mapped = try map(frame)
+    static func download(_ frame: UnsafePointer<AVFrame>, device: VADevice) throws(VTError) -> FrameReference {
+        let mapped = try map(frame, device: device)
         guard let copy = av_frame_alloc() else { throw VTError.allocationFailed.with("allocating a frame") }
         let reference = FrameReference(adopting: copy)
         copy.pointee.format = mapped.pointer.pointee.format
@@ -244,8 +216,8 @@ final class ImageCache: @unchecked Sendable {
     }
 }
 
-/// An image read back from a surface, given back to its cache (or destroyed, when derived or
-/// without a device) when the last plane reference goes.
+/// An image read back from a surface, given back to its cache (or destroyed, when derived) when
+/// the last plane reference goes.
 ///
 /// Unchecked `Sendable`: immutable apart from `isMapped`, which is set once before the frame that
 /// owns the mapping is shared; libva's calls are thread-safe.
@@ -253,12 +225,12 @@ private final class ImageMapping: @unchecked Sendable {
     let display: VADisplay
     let image: VAImage
     /// Keeps the display alive while the image is mapped, and takes the image back.
-    let device: VADevice?
+    let device: VADevice
     /// The cache key; nil for a derived image, which belongs to its surface.
     let key: ImageCache.Key?
     var isMapped = false
 
-    init(display: VADisplay, image: VAImage, device: VADevice?, key: ImageCache.Key?) {
+    init(display: VADisplay, image: VAImage, device: VADevice, key: ImageCache.Key?) {
         self.display = display
         self.image = image
         self.device = device
@@ -267,7 +239,7 @@ private final class ImageMapping: @unchecked Sendable {
 
     deinit {
         if isMapped { vaUnmapBuffer(display, image.buf) }
-        if let key, let device {
+        if let key {
             device.images.giveBack(image, key)
         } else {
             vaDestroyImage(display, image.image_id)

@@ -111,11 +111,9 @@ public final class VADevice: @unchecked Sendable, CustomStringConvertible {
         self.faults = DriverTableHooks(display: opened.display)
         self.images = ImageCache(display: opened.display)
         self.decisions = HardwareDecisionRecord(quirks: quirks)
-        SurfaceMapping.register(self)
     }
 
     deinit {
-        SurfaceMapping.unregister(display)
         images.destroyAll()
         faults?.detach()
         vaTerminate(display)

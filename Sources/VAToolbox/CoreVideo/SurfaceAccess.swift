@@ -1,0 +1,22 @@
+internal import CFFmpeg
+
+/// How a pixel buffer reaches the pixels of a GPU surface: the VA-API layer's answer (its
+/// ``VADevice``), given to each surface-backed buffer when it is made and held by it, so that
+/// the device outlives every picture decoded on it and no table of devices is needed.
+///
+/// CoreVideo declares it and the Hardware layer implements it, so that the pixel buffer names
+/// nothing above its own layer (Docs/Architecture.md, "Layers").
+protocol SurfaceAccess: AnyObject, Sendable {
+    /// A CPU frame whose planes are a read-back of the VA frame's surface, cropped as the VA
+    /// frame is; the read-back is released with the frame.
+    ///
+    /// - Throws: ``VTError/videoDecoderMalfunction`` when the GPU cannot finish or read the
+    ///   picture, ``VTError/videoDecoderBadData`` when it reports errors in its data.
+    func readBack(_ frame: UnsafePointer<AVFrame>) throws(VTError) -> FrameReference
+    /// A CPU frame of its own holding the VA frame's picture (for writing, or to free the surface).
+    func download(_ frame: UnsafePointer<AVFrame>) throws(VTError) -> FrameReference
+    /// The VA frame's surface shared as DMA-BUF file descriptors, without a copy.
+    ///
+    /// - Throws: ``VTError/pixelTransferNotSupported`` when the driver cannot export it.
+    func exportDMABuf(_ frame: UnsafePointer<AVFrame>, separateLayers: Bool) throws(VTError) -> DMABufDescriptor
+}
