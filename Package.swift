@@ -49,7 +49,7 @@ let package = Package(
         .target(name: "VideoToolbox", dependencies: ["CoreMedia", "VAToolbox"]),
         .executableTarget(
             name: "vatoolbox",
-            dependencies: ["VAToolbox", "CFFmpeg"]
+            dependencies: ["VAToolbox"]
         ),
         // The test VA driver (C): a libva back end without a GPU that stamps pictures instead of
         // decoding them, or, given VATB_REFERENCE_STREAM, fills them with the pictures libavcodec

@@ -1,4 +1,3 @@
-import CFFmpeg
 import Synchronization
 import VAToolbox
 
@@ -85,14 +84,14 @@ final class FrameHasher: @unchecked Sendable {
 
     /// The header of `ffmpeg -f framemd5` (version 2), for the first picture.
     static func header(first image: PixelBuffer, timing: StreamTiming) -> String {
-        let version = avformat_version()
+        let version = LinkedLibraries.all.first { $0.name == "libavformat" }?.version ?? "0.0.0"
         let sar = timing.aspectRatio(of: image).map { "\($0.horizontalSpacing)/\($0.verticalSpacing)" } ?? "0/1"
         let timeBase = reduced(timing.timeBase.num, timing.timeBase.den)
         return """
             #format: frame checksums
             #version: 2
             #hash: MD5
-            #software: Lavf\(version >> 16).\((version >> 8) & 0xFF).\(version & 0xFF)
+            #software: Lavf\(version)
             #tb 0: \(timeBase.num)/\(timeBase.den)
             #media_type 0: video
             #codec_id 0: rawvideo

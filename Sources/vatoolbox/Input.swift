@@ -1,4 +1,3 @@
-import CFFmpeg
 import VAToolbox
 
 #if canImport(Glibc)

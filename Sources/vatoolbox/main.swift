@@ -1,5 +1,4 @@
 // vatoolbox: the command-line face of VAToolbox.
-import CFFmpeg
 import VAToolbox
 
 #if canImport(Glibc)
@@ -71,7 +70,7 @@ do throws(VTError) {
 // rest (PNG encoding, scaling) through libav's default callback. Without it, the tool silences
 // what it does not claim for its own process.
 if !EnvironmentVariable.ffmpegLog.isOn {
-    av_log_set_level(AV_LOG_QUIET)
+    LibavLog.silenceDefaultCallback()
 } else {
     LibavLog.setHandler(upTo: .info) { message in printError(message.description) }
 }

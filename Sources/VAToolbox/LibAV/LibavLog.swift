@@ -157,6 +157,14 @@ public enum LibavLog {
         }
     }
 
+    /// Silences libav's default callback (`av_log_set_level(AV_LOG_QUIET)`), process-wide: the
+    /// messages no handler receives are dropped instead of printed on standard error. The readers'
+    /// and decoders' own messages are still kept for their errors and damaged pictures, and a
+    /// handler set with ``setHandler(upTo:unclaimed:_:)`` still receives what it asks for.
+    public static func silenceDefaultCallback() {
+        av_log_set_level(AV_LOG_QUIET)
+    }
+
     /// Runs `body` so that the readers and decoders it opens carry `label` in their messages'
     /// ``Message/origin``.
     ///
