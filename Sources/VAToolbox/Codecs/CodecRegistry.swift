@@ -1,5 +1,3 @@
-internal import CFFmpeg
-
 /// The codecs VAToolbox decodes, by codec type.
 enum CodecRegistry {
     /// Every supported codec, in the order the tool lists them.
@@ -13,9 +11,9 @@ enum CodecRegistry {
         all.first { $0.codecType == codec }
     }
 
-    /// The support of the codec libavformat reports for a stream.
-    static func support(forLibavcodecID id: AVCodecID) -> (any CodecSupport)? {
-        all.first { $0.libavcodecID == id }
+    /// The support of the codec FFmpeg names so (`avcodec_get_name`: `"h264"`, `"mpeg2video"`).
+    static func support(forFFmpegName name: String) -> (any CodecSupport)? {
+        all.first { $0.ffmpegName == name }
     }
 
     /// `"H.264, HEVC, …"`, for messages that list what VAToolbox decodes.

@@ -1,6 +1,3 @@
-internal import CFFmpeg
-internal import CVAAPI
-
 /// Everything VAToolbox knows about one codec, in one place: how its samples are framed and
 /// checked, which of them start decoding, how a format description follows from its
 /// configuration record or its bitstream, how lost references are noticed, which libavcodec
@@ -17,8 +14,6 @@ protocol CodecSupport: Sendable {
     var displayName: String { get }
     /// FFmpeg's name of the codec (`"h264"`, `"vp9"`), the name the tool's JSON uses.
     var ffmpegName: String { get }
-    /// The libavcodec codec the stream is, as libavformat reports it and the VA-API hwaccel decodes.
-    var libavcodecID: AVCodecID { get }
     /// The libavcodec decoders to try on the CPU, by name, before the codec's native one
     /// (libdav1d for AV1); empty for the native decoder.
     var preferredSoftwareDecoders: [String] { get }
@@ -30,9 +25,6 @@ protocol CodecSupport: Sendable {
     /// The libavcodec decoder the VA-API hwaccel runs inside, by name, when the codec's default
     /// decoder is another (libdav1d has no hwaccel: AV1 on the GPU needs the native `av1`).
     var hardwareDecoderName: String? { get }
-    /// The VA-API profiles the codec decodes through (its rows of the VA profile table), in
-    /// libva's order.
-    var hardwareProfiles: [VAProfile] { get }
 
     /// A format description from what a container says of the stream (its configuration record
     /// and codec parameters); nil when the description must come from the stream's own in-band
@@ -63,13 +55,9 @@ protocol CodecSupport: Sendable {
     /// description: the new configuration the sample does not carry itself.
     func inBandConfiguration(for sample: SampleBuffer) -> [UInt8]
 
-    /// The VA profiles that decode a stream, best first, or why there are none. The caller
-    /// checks the driver's list, formats and size limits.
-    func hardwareProfileCandidates(for format: VideoFormatDescription) -> Result<[VAProfile], VTError>
-
-    /// Whether `profile` is the stream's own profile rather than one that contains it.
-    func isExactHardwareProfile(_ profile: VAProfile, for format: VideoFormatDescription) -> Bool
-
+    /// Why the GPU cannot decode a stream whatever the driver offers, beyond what the VA profile
+    /// map says (``VAProfileMap``); nil when the map decides.
+    func hardwareDecodeRefusal(for format: VideoFormatDescription) -> VTError?
     /// The pixel format libavcodec decodes the stream to on the CPU.
     func softwarePixelFormat(for format: VideoFormatDescription) -> PixelFormat
 
@@ -142,6 +130,8 @@ extension CodecSupport {
     func inBandConfiguration(for sample: SampleBuffer) -> [UInt8] { [] }
 
     func hardwareSurfaceSize(startedBy data: [UInt8]) -> VideoDimensions? { nil }
+
+    func hardwareDecodeRefusal(for format: VideoFormatDescription) -> VTError? { nil }
 
     func makeReferenceTracker() -> any ReferenceTracker { UntrackedReferences() }
 

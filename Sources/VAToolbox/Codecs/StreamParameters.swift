@@ -15,6 +15,8 @@ struct StreamParameters: Sendable, Hashable {
     var height: Int
     /// libavcodec's profile number (`FF_PROFILE_*`), or nil when unknown.
     var profile: Int?
+    /// libavcodec's name of the profile (`avcodec_profile_name`), nil when it has none.
+    var profileName: String?
     /// libavcodec's level number, or nil when unknown.
     var level: Int?
     /// `chroma_format_idc`: 0 monochrome, 1 4:2:0, 2 4:2:2, 3 4:4:4; nil for a layout without one
@@ -40,6 +42,9 @@ struct StreamParameters: Sendable, Hashable {
     var reorderDepth: Int
     /// libavformat's name of the sample format, for messages (`"yuv420p10le"`).
     var pixelFormatName: String
+
+    /// The profile's name for people: libavcodec's, else its number, else `"unknown"`.
+    var profileDisplayName: String { profileName ?? profile.map { "\($0)" } ?? "unknown" }
 
     /// The format description extensions these parameters imply.
     var extensions: FormatDescriptionExtensions {

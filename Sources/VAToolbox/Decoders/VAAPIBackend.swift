@@ -101,7 +101,7 @@ final class VAAPIBackend: DecoderBackend {
         self.negotiation = negotiation
         let support = formatDescription.codecSupport
         self.support = support
-        let isExact = support.isExactHardwareProfile(VAProfile(rawValue: profile.vaProfile), for: formatDescription)
+        let isExact = VAProfileMap.isExact(VAProfile(rawValue: profile.vaProfile), for: formatDescription)
         configure = { context throws(VTError) in
             var status: Int32 = 0
             // The device context keeps the VADevice alive until libavutil lets go of it, after

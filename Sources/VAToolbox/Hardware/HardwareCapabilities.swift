@@ -6,8 +6,8 @@ public struct HardwareDecodeProfile: Sendable, Hashable, CustomStringConvertible
     public let codec: VideoCodecType
     /// libva's name without its prefix: `"H264High"`, `"HEVCMain10"`.
     public let name: String
-    /// The `VAProfile` value.
-    public let vaProfile: Int32
+    /// The `VAProfile` value (internal: no C type or value in the public API; ``name`` is libva's).
+    let vaProfile: Int32
     /// The narrowest picture the driver decodes in this profile (`VASurfaceAttribMinWidth`; 1
     /// when the driver does not say).
     public let minimumWidth: Int
@@ -40,10 +40,10 @@ public struct HardwareCapabilities: Sendable, Hashable {
     /// drive, in libva's order.
     public let decodeProfiles: [HardwareDecodeProfile]
 
-    /// The VA profiles VAToolbox can decode through, and their codec: every codec's rows
-    /// (``CodecSupport/hardwareProfiles``).
+    /// The VA profiles VAToolbox can decode through, and their codec: the rows of
+    /// ``VAProfileMap``.
     static var knownProfiles: [(VAProfile, VideoCodecType)] {
-        CodecRegistry.all.flatMap { support in support.hardwareProfiles.map { ($0, support.codecType) } }
+        VAProfileMap.rows.map { ($0.profile, $0.codec) }
     }
 
     /// Whether some usable profile decodes `codec`.
@@ -59,7 +59,7 @@ public struct HardwareCapabilities: Sendable, Hashable {
     func profile(for format: VideoFormatDescription) -> Result<HardwareDecodeProfile, VTError> {
         let stream = format.stream
         let wanted: [VAProfile]
-        switch format.codecSupport.hardwareProfileCandidates(for: format) {
+        switch VAProfileMap.candidates(for: format) {
         case .success(let profiles): wanted = profiles
         case .failure(let error): return .failure(error)
         }

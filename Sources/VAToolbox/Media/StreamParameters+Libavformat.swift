@@ -14,6 +14,9 @@ extension StreamParameters {
         width = Int(parameters.width)
         height = Int(parameters.height)
         profile = parameters.profile >= 0 ? Int(parameters.profile) : nil
+        profileName =
+            parameters.profile >= 0
+            ? avcodec_profile_name(parameters.codec_id, parameters.profile).map { String(cString: $0) } : nil
         level = parameters.level >= 0 ? Int(parameters.level) : nil
         let format = AVPixelFormat(rawValue: parameters.format)
         pixelFormatName = av_get_pix_fmt_name(format).map { String(cString: $0) } ?? "unknown"

@@ -1,6 +1,3 @@
-internal import CFFmpeg
-internal import CVAAPI
-
 /// AV1: one temporal unit of OBUs per sample (low-overhead format, every OBU with its size), a
 /// sequence header OBU as configuration (`av1C`). Decoded on the CPU by libdav1d when this
 /// libavcodec has it (else the native `av1` decoder) and, on the GPU, by libavcodec's native
@@ -10,10 +7,8 @@ struct AV1CodecSupport: CodecSupport {
     let codecType = VideoCodecType.av1
     let displayName = "AV1"
     let ffmpegName = "av1"
-    var libavcodecID: AVCodecID { AV_CODEC_ID_AV1 }
     var preferredSoftwareDecoders: [String] { ["libdav1d"] }
     var hardwareDecoderName: String? { "av1" }
-    var hardwareProfiles: [VAProfile] { [VAProfileAV1Profile0] }
 
     /// From the container's `av1C` record (MP4, Matroska) or the sequence header OBU libavformat
     /// found in the stream (IVF, OBU files): the description keeps the sequence header as its
@@ -36,7 +31,7 @@ struct AV1CodecSupport: CodecSupport {
         if let sequenceHeader { configuration = [sequenceHeader.lowOverheadBytes] }
         let level = parameters.level ?? 0
         return try describedByContainer(
-            parameters, profileName: libavcodecProfileName(parameters.profile), profileIdc: parameters.profile ?? 0,
+            parameters, profileName: parameters.profileDisplayName, profileIdc: parameters.profile ?? 0,
             levelIdc: level, levelName: level == 31 ? "max" : "\(2 + level >> 2).\(level & 3)",
             configuration: configuration)
     }
@@ -73,19 +68,6 @@ struct AV1CodecSupport: CodecSupport {
                 "\(stream.bitDepthLuma)-bit \(stream.chromaFormatName) AV1 is not supported")
         }
     }
-
-    func hardwareProfileCandidates(for format: VideoFormatDescription) -> Result<[VAProfile], VTError> {
-        let stream = format.stream
-        guard stream.profileIdc == 0, stream.chromaFormatIdc == 1, [8, 10].contains(stream.bitDepthLuma) else {
-            return .failure(
-                VTError.couldNotFindVideoDecoder.with(
-                    "AV1 \(stream.profileName) \(stream.bitDepthLuma)-bit \(stream.chromaFormatName) has no VA-API "
-                        + "decode profile VAToolbox uses (Main, 8- and 10-bit 4:2:0)"))
-        }
-        return .success([VAProfileAV1Profile0])
-    }
-
-    func isExactHardwareProfile(_ profile: VAProfile, for format: VideoFormatDescription) -> Bool { true }
 
     func makeReferenceTracker() -> any ReferenceTracker { AV1ShownFrames() }
 

@@ -1,14 +1,9 @@
-internal import CFFmpeg
-internal import CVAAPI
-
 /// H.264 / AVC: length-prefixed NAL units with SPS/PPS (`avcC`), decoded by libavcodec's `h264`
 /// decoder and, on the GPU, in VA-API's Constrained Baseline, Main and High profiles.
 struct H264CodecSupport: NALUnitCodecSupport {
     let codecType = VideoCodecType.h264
     let displayName = "H.264"
     let ffmpegName = "h264"
-    var libavcodecID: AVCodecID { AV_CODEC_ID_H264 }
-    var hardwareProfiles: [VAProfile] { [VAProfileH264ConstrainedBaseline, VAProfileH264Main, VAProfileH264High] }
 
     /// libavcodec decodes every H.264 profile; VAToolbox hands out up to 10 bits.
     func checkSoftwareDecodable(_ format: VideoFormatDescription) throws(VTError) {
@@ -20,43 +15,12 @@ struct H264CodecSupport: NALUnitCodecSupport {
         }
     }
 
-    /// Baseline with `constraint_set1_flag` is decoded as Constrained Baseline (it uses none of
-    /// FMO, ASO or redundant slices); a profile the driver lacks is replaced by one that contains
-    /// it (Constrained Baseline ⊂ Main ⊂ High). 8-bit 4:2:0 only.
-    func hardwareProfileCandidates(for format: VideoFormatDescription) -> Result<[VAProfile], VTError> {
-        let stream = format.stream
-        let candidates: [VAProfile]
-        switch stream.profileIdc {
-        case 66 where stream.profileName == "Constrained Baseline":
-            candidates = [VAProfileH264ConstrainedBaseline, VAProfileH264Main, VAProfileH264High]
-        case 66:
-            return .failure(
-                VTError.couldNotFindVideoDecoder.with(
-                    "H.264 Baseline without constraint_set1_flag may use FMO/ASO, which VA-API does not decode"))
-        case 77: candidates = [VAProfileH264Main, VAProfileH264High]
-        case 100: candidates = [VAProfileH264High]
-        default:
-            return .failure(
-                VTError.couldNotFindVideoDecoder.with(
-                    "H.264 \(stream.profileName) has no VA-API decode profile (VA-API decodes Constrained "
-                        + "Baseline, Main and High)"))
-        }
-        guard max(stream.bitDepthLuma, stream.bitDepthChroma) == 8, stream.chromaFormatIdc <= 1 else {
-            return .failure(
-                VTError.couldNotFindVideoDecoder.with(
-                    "\(max(stream.bitDepthLuma, stream.bitDepthChroma))-bit \(stream.chromaFormatName) is not decoded "
-                        + "by VA-API here"))
-        }
-        return .success(candidates)
-    }
-
-    func isExactHardwareProfile(_ profile: VAProfile, for format: VideoFormatDescription) -> Bool {
-        switch profile {
-        case VAProfileH264ConstrainedBaseline: return format.stream.profileIdc == 66
-        case VAProfileH264Main: return format.stream.profileIdc == 77
-        case VAProfileH264High: return format.stream.profileIdc == 100
-        default: return false
-        }
+    /// Baseline without `constraint_set1_flag` may use FMO, ASO or redundant slices, which no
+    /// VA-API profile decodes; with it, it is Constrained Baseline (the VA profile map's row).
+    func hardwareDecodeRefusal(for format: VideoFormatDescription) -> VTError? {
+        guard format.stream.profileIdc == 66, format.stream.profileName != "Constrained Baseline" else { return nil }
+        return VTError.couldNotFindVideoDecoder.with(
+            "H.264 Baseline without constraint_set1_flag may use FMO/ASO, which VA-API does not decode")
     }
 
     /// libavcodec decodes H.264 monochrome (4:0:0) to 4:2:0 with grey chroma.

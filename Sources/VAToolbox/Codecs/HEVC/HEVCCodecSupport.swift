@@ -1,14 +1,9 @@
-internal import CFFmpeg
-internal import CVAAPI
-
 /// HEVC / H.265: length-prefixed NAL units with VPS/SPS/PPS (`hvcC`), decoded by libavcodec's
 /// `hevc` decoder and, on the GPU, in VA-API's Main and Main 10 profiles.
 struct HEVCCodecSupport: NALUnitCodecSupport {
     let codecType = VideoCodecType.hevc
     let displayName = "HEVC"
     let ffmpegName = "hevc"
-    var libavcodecID: AVCodecID { AV_CODEC_ID_HEVC }
-    var hardwareProfiles: [VAProfile] { [VAProfileHEVCMain, VAProfileHEVCMain10] }
 
     /// `general_profile_idc` values libavcodec 5.1 decodes: none stated (0, decoded from the
     /// SPS alone, as libavcodec does), Main, Main 10, Main Still Picture and the format range
@@ -30,29 +25,6 @@ struct HEVCCodecSupport: NALUnitCodecSupport {
         }
         if stream.chromaFormatIdc == 0 && depth > 10 {
             throw VTError.couldNotFindVideoDecoder.with("monochrome HEVC above 10 bits is not supported")
-        }
-    }
-
-    /// Main and Main 10, 4:2:0; a Main stream is decoded in Main 10 when the driver lacks Main.
-    func hardwareProfileCandidates(for format: VideoFormatDescription) -> Result<[VAProfile], VTError> {
-        let stream = format.stream
-        let depth = max(stream.bitDepthLuma, stream.bitDepthChroma)
-        switch (stream.profileIdc, depth) {
-        case (1, 8) where stream.chromaFormatIdc == 1: return .success([VAProfileHEVCMain, VAProfileHEVCMain10])
-        case (2, 8...10) where stream.chromaFormatIdc == 1: return .success([VAProfileHEVCMain10])
-        default:
-            return .failure(
-                VTError.couldNotFindVideoDecoder.with(
-                    "HEVC \(stream.profileName) \(depth)-bit \(stream.chromaFormatName) has no VA-API decode profile "
-                        + "libavcodec can use (Main and Main 10, 4:2:0)"))
-        }
-    }
-
-    func isExactHardwareProfile(_ profile: VAProfile, for format: VideoFormatDescription) -> Bool {
-        switch profile {
-        case VAProfileHEVCMain: return format.stream.profileIdc == 1
-        case VAProfileHEVCMain10: return format.stream.profileIdc == 2
-        default: return false
         }
     }
 

@@ -1,6 +1,3 @@
-internal import CFFmpeg
-internal import CVAAPI
-
 /// MPEG-2 video (H.262): one picture per sample (a field picture is a sample of its own),
 /// start-code delimited, with the sequence header in band. Decoded by libavcodec's `mpeg2video`
 /// decoder and, on the GPU, in VA-API's `MPEG2Simple` and `MPEG2Main` profiles (4:2:0).
@@ -8,21 +5,15 @@ struct MPEG2CodecSupport: CodecSupport {
     let codecType = VideoCodecType.mpeg2Video
     let displayName = "MPEG-2"
     let ffmpegName = "mpeg2video"
-    var libavcodecID: AVCodecID { AV_CODEC_ID_MPEG2VIDEO }
-    var hardwareProfiles: [VAProfile] { [VAProfileMPEG2Simple, VAProfileMPEG2Main] }
 
-    /// `profile_and_level_indication`'s profile numbers (ISO/IEC 13818-2 table 8-2), as
-    /// libavcodec counts them.
-    private static let simpleProfile = 5
-    private static let mainProfile = 4
-    /// Its level names (table 8-3).
+    /// `profile_and_level_indication`'s level names (table 8-3).
     private static let levelNames = [4: "High", 6: "High 1440", 8: "Main", 10: "Low"]
 
     func formatDescription(container parameters: StreamParameters) throws(VTError) -> VideoFormatDescription? {
         let level = parameters.level ?? 0
         let record = parameters.configurationRecord
         return try describedByContainer(
-            parameters, profileName: libavcodecProfileName(parameters.profile), profileIdc: parameters.profile ?? 0,
+            parameters, profileName: parameters.profileDisplayName, profileIdc: parameters.profile ?? 0,
             levelIdc: level, levelName: Self.levelNames[level] ?? "unknown",
             configuration: record.isEmpty ? [] : [record])
     }
@@ -44,29 +35,6 @@ struct MPEG2CodecSupport: CodecSupport {
         guard stream.bitDepthLuma == 8, (1...3).contains(stream.chromaFormatIdc) else {
             throw VTError.couldNotFindVideoDecoder.with(
                 "\(stream.bitDepthLuma)-bit \(stream.chromaFormatName) MPEG-2 is not supported")
-        }
-    }
-
-    /// Simple ⊂ Main; 4:2:0 only (the 4:2:2 and High profiles are CPU only).
-    func hardwareProfileCandidates(for format: VideoFormatDescription) -> Result<[VAProfile], VTError> {
-        let stream = format.stream
-        switch stream.profileIdc {
-        case Self.simpleProfile where stream.chromaFormatIdc == 1:
-            return .success([VAProfileMPEG2Simple, VAProfileMPEG2Main])
-        case Self.mainProfile where stream.chromaFormatIdc == 1: return .success([VAProfileMPEG2Main])
-        default:
-            return .failure(
-                VTError.couldNotFindVideoDecoder.with(
-                    "MPEG-2 \(stream.profileName) \(stream.chromaFormatName) has no VA-API decode profile (VA-API "
-                        + "decodes Simple and Main, 4:2:0)"))
-        }
-    }
-
-    func isExactHardwareProfile(_ profile: VAProfile, for format: VideoFormatDescription) -> Bool {
-        switch profile {
-        case VAProfileMPEG2Simple: return format.stream.profileIdc == Self.simpleProfile
-        case VAProfileMPEG2Main: return format.stream.profileIdc == Self.mainProfile
-        default: return false
         }
     }
 

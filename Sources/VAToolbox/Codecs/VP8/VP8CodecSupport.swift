@@ -1,14 +1,9 @@
-internal import CFFmpeg
-internal import CVAAPI
-
 /// VP8: one frame per sample, 8-bit 4:2:0, decoded by libavcodec's `vp8` decoder and, on the GPU,
 /// in VA-API's `VP8Version0_3` profile.
 struct VP8CodecSupport: CodecSupport {
     let codecType = VideoCodecType.vp8
     let displayName = "VP8"
     let ffmpegName = "vp8"
-    var libavcodecID: AVCodecID { AV_CODEC_ID_VP8 }
-    var hardwareProfiles: [VAProfile] { [VAProfileVP8Version0_3] }
     var passesConfigurationRecordToDecoder: Bool { false }
 
     func formatDescription(container parameters: StreamParameters) throws(VTError) -> VideoFormatDescription? {
@@ -34,12 +29,6 @@ struct VP8CodecSupport: CodecSupport {
                 "VP8 is 8-bit 4:2:0; this stream says \(stream.bitDepthLuma)-bit \(stream.chromaFormatName)")
         }
     }
-
-    func hardwareProfileCandidates(for format: VideoFormatDescription) -> Result<[VAProfile], VTError> {
-        .success([VAProfileVP8Version0_3])
-    }
-
-    func isExactHardwareProfile(_ profile: VAProfile, for format: VideoFormatDescription) -> Bool { true }
 
     /// A key frame's size. libavcodec 5.1 asks for new surfaces only when its software decoder
     /// had allocated macroblocks (`vp8.c` `update_dimensions`: `dim_reset` needs

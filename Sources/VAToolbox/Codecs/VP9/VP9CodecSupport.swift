@@ -1,6 +1,3 @@
-internal import CFFmpeg
-internal import CVAAPI
-
 /// VP9: one frame per sample, or a superframe of several (hidden alt-reference frames with the
 /// frame that shows), decoded by libavcodec's `vp9` decoder and, on the GPU, in VA-API's
 /// Profile 0 (8-bit 4:2:0) and Profile 2 (10-bit 4:2:0). Profiles 1 and 3 (4:2:2, 4:4:4) decode
@@ -10,8 +7,6 @@ struct VP9CodecSupport: CodecSupport {
     let codecType = VideoCodecType.vp9
     let displayName = "VP9"
     let ffmpegName = "vp9"
-    var libavcodecID: AVCodecID { AV_CODEC_ID_VP9 }
-    var hardwareProfiles: [VAProfile] { [VAProfileVP9Profile0, VAProfileVP9Profile2] }
 
     /// libavcodec's VP9 decoder reads its configuration from the frames; the `vpcC` record is for
     /// the application.
@@ -33,7 +28,7 @@ struct VP9CodecSupport: CodecSupport {
                 ).bytes
         }
         return try describedByContainer(
-            parameters, profileName: libavcodecProfileName(parameters.profile), profileIdc: parameters.profile ?? 0,
+            parameters, profileName: parameters.profileDisplayName, profileIdc: parameters.profile ?? 0,
             levelIdc: level, levelName: level == 0 ? "unknown" : "\(level / 10).\(level % 10)")
     }
 
@@ -54,21 +49,6 @@ struct VP9CodecSupport: CodecSupport {
                 "\(stream.bitDepthLuma)-bit \(stream.chromaFormatName) VP9 is not supported")
         }
     }
-
-    func hardwareProfileCandidates(for format: VideoFormatDescription) -> Result<[VAProfile], VTError> {
-        let stream = format.stream
-        switch (stream.chromaFormatIdc, stream.bitDepthLuma) {
-        case (1, 8): return .success([VAProfileVP9Profile0])
-        case (1, 10): return .success([VAProfileVP9Profile2])
-        default:
-            return .failure(
-                VTError.couldNotFindVideoDecoder.with(
-                    "VP9 \(stream.profileName) \(stream.bitDepthLuma)-bit \(stream.chromaFormatName) has no VA-API "
-                        + "decode profile VAToolbox uses (Profile 0 and Profile 2, 4:2:0)"))
-        }
-    }
-
-    func isExactHardwareProfile(_ profile: VAProfile, for format: VideoFormatDescription) -> Bool { true }
 }
 
 extension VP9CodecSupport {
