@@ -102,9 +102,11 @@ public final class MediaFileReader {
     ///     H.264/HEVC without VUI timing, AV1 OBUs without timing information. A rate the stream
     ///     states wins, as in ffmpeg; nil assumes ffmpeg's 25 frames per second. Containers have
     ///     time stamps of their own and ignore it. ``track`` reports the rate in force.
-    /// - Throws: ``VTError/sampleBufferDataFailed`` when the file cannot be opened or read (with
-    ///   the system's reason); ``VTError/sampleBufferInvalidMediaFormat`` when it is not a
-    ///   container libavformat knows or has no video track; ``VTError/parameter`` when `track` is
+    /// - Throws: ``VTError/sampleBufferDataFailed`` when the file cannot be opened or read (a
+    ///   missing file, permission denied; the ``VTError/cause`` is `avformat_open_input`'s status
+    ///   with the system's message, the ``VTError/hint`` what to check);
+    ///   ``VTError/sampleBufferInvalidMediaFormat`` when it is not a container libavformat knows
+    ///   (with the cause and a hint naming the containers VAToolbox reads) or has no video track; ``VTError/parameter`` when `track` is
     ///   not a video track of the file; ``VTError/couldNotFindVideoDecoder`` when the video is in
     ///   a codec VAToolbox does not decode; ``VTError/formatDescriptionInvalidParameter`` when its
     ///   decoder configuration is malformed, or lacks parameter sets no sample carries.
