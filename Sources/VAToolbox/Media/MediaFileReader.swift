@@ -234,7 +234,8 @@ public final class MediaFileReader {
     /// not shown, so that the first picture out is the one at `time` — frame-accurate random
     /// access for the cost of decoding from the sync sample, as the ffmpeg CLI's `-ss` does.
     /// A raw H.264/HEVC stream, whose time stamps exist only as it is read in order, is read
-    /// again from its start up to `time` (holding the samples from the last sync sample).
+    /// again from its start up to `time` (holding the samples from the last sync sample); so is a
+    /// container where libavformat's seek leaves no sample to read.
     ///
     /// Out of range, the seek throws rather than leaving a reader that shows nothing:
     /// - **Before the start**: a negative time (earlier than ``startTime`` too, for a file whose
@@ -272,9 +273,8 @@ public final class MediaFileReader {
         } else {
             try seekInContainer(to: time, exactly: exactly)
             ahead = try readAhead(past: time)
-            // libavformat's seek can miss (in a small MPEG-TS file it lands past the stream's one
-            // parameter set, and no sample follows): then the file is read from its start, as a
-            // raw stream is.
+            // libavformat's seek can leave nothing to read (seen on a small MPEG-TS file, whose
+            // every seek read no sample): then the file is read from its start, as a raw stream is.
             if case .pastTheEnd(lastEnd: nil) = ahead {
                 try seekInRawStream(to: time, exactly: exactly)
                 ahead = try readAhead(past: time)
