@@ -1,4 +1,4 @@
-public import VAToolbox
+internal import VAToolbox
 
 /// A run of bytes made of memory blocks — `CMBlockBuffer`.
 ///
@@ -149,6 +149,7 @@ private func piece(
 /// - Returns: `kCMBlockBufferNoErr`; `kCMBlockBufferBadOffsetParameterErr` or
 ///   `kCMBlockBufferBadLengthParameterErr` for a range outside the block;
 ///   `kCMBlockBufferBadPointerParameterErr` for a nil block lent with `kCFAllocatorNull`.
+@discardableResult
 public func CMBlockBufferCreateWithMemoryBlock(
     allocator structureAllocator: CFAllocator?, memoryBlock: UnsafeMutableRawPointer?, blockLength: Int,
     blockAllocator: CFAllocator?, customBlockSource: UnsafeRawPointer?, offsetToData: Int, dataLength: Int,
@@ -164,6 +165,7 @@ public func CMBlockBufferCreateWithMemoryBlock(
 }
 
 /// An empty block buffer to append to — `CMBlockBufferCreateEmpty`.
+@discardableResult
 public func CMBlockBufferCreateEmpty(
     allocator structureAllocator: CFAllocator?, capacity subBlockCapacity: UInt32, flags: CMBlockBufferFlags,
     blockBufferOut: UnsafeMutablePointer<CMBlockBuffer?>
@@ -174,6 +176,7 @@ public func CMBlockBufferCreateEmpty(
 
 /// Appends a memory block — `CMBlockBufferAppendMemoryBlock` (parameters as
 /// ``CMBlockBufferCreateWithMemoryBlock(allocator:memoryBlock:blockLength:blockAllocator:customBlockSource:offsetToData:dataLength:flags:blockBufferOut:)``).
+@discardableResult
 public func CMBlockBufferAppendMemoryBlock(
     _ theBuffer: CMBlockBuffer, memoryBlock: UnsafeMutableRawPointer?, length blockLength: Int,
     blockAllocator: CFAllocator?, customBlockSource: UnsafeRawPointer?, offsetToData: Int, dataLength: Int,
@@ -187,6 +190,7 @@ public func CMBlockBufferAppendMemoryBlock(
 }
 
 /// Appends a range of another block buffer, by reference — `CMBlockBufferAppendBufferReference`.
+@discardableResult
 public func CMBlockBufferAppendBufferReference(
     _ theBuffer: CMBlockBuffer, targetBBuf: CMBlockBuffer, offsetToData: Int, dataLength: Int,
     flags: CMBlockBufferFlags
@@ -217,6 +221,7 @@ public func CMBlockBufferAppendBufferReference(
 ///
 /// - Returns: `kCMBlockBufferNoErr`, or `kCMBlockBufferBadOffsetParameterErr` for a range outside
 ///   the buffer's data.
+@discardableResult
 public func CMBlockBufferReplaceDataBytes(
     with sourceBytes: UnsafeRawPointer, blockBuffer destinationBuffer: CMBlockBuffer, offsetIntoDestination: Int,
     dataLength: Int
@@ -229,6 +234,7 @@ public func CMBlockBufferReplaceDataBytes(
 }
 
 /// Copies bytes out of the buffer — `CMBlockBufferCopyDataBytes`.
+@discardableResult
 public func CMBlockBufferCopyDataBytes(
     _ theSourceBuffer: CMBlockBuffer, atOffset offsetToData: Int, dataLength: Int, destination: UnsafeMutableRawPointer
 ) -> OSStatus {
@@ -246,10 +252,12 @@ public func CMBlockBufferGetDataLength(_ theBuffer: CMBlockBuffer) -> Int { theB
 public func CMBlockBufferIsEmpty(_ theBuffer: CMBlockBuffer) -> Bool { theBuffer.dataLength == 0 }
 
 /// Allocates blocks not yet allocated — `CMBlockBufferAssureBlockMemory`.
+@discardableResult
 public func CMBlockBufferAssureBlockMemory(_ theBuffer: CMBlockBuffer) -> OSStatus { theBuffer.assureMemory() }
 
 /// A pointer to the data at an offset, with the contiguous length there and the total length —
 /// `CMBlockBufferGetDataPointer`.
+@discardableResult
 public func CMBlockBufferGetDataPointer(
     _ theBuffer: CMBlockBuffer, atOffset offset: Int, lengthAtOffsetOut: UnsafeMutablePointer<Int>?,
     totalLengthOut: UnsafeMutablePointer<Int>?, dataPointerOut: UnsafeMutablePointer<UnsafeMutablePointer<Int8>?>?

@@ -104,6 +104,7 @@ private func create(
 ///
 /// - Returns: `noErr`, or `kCMFormatDescriptionError_InvalidParameter` for parameter sets that
 ///   do not parse or a header length other than 1, 2 or 4.
+@discardableResult
 public func CMVideoFormatDescriptionCreateFromH264ParameterSets(
     allocator: CFAllocator?, parameterSetCount: Int, parameterSetPointers: UnsafePointer<UnsafePointer<UInt8>>,
     parameterSetSizes: UnsafePointer<Int>, nalUnitHeaderLength NALUnitHeaderLength: Int32,
@@ -123,6 +124,7 @@ public func CMVideoFormatDescriptionCreateFromH264ParameterSets(
 /// - Parameter extensions: Extensions to add; those the bitstream states win.
 /// - Returns: `noErr`, or `kCMFormatDescriptionError_InvalidParameter` for parameter sets that
 ///   do not parse.
+@discardableResult
 public func CMVideoFormatDescriptionCreateFromHEVCParameterSets(
     allocator: CFAllocator?, parameterSetCount: Int, parameterSetPointers: UnsafePointer<UnsafePointer<UInt8>>,
     parameterSetSizes: UnsafePointer<Int>, nalUnitHeaderLength NALUnitHeaderLength: Int32, extensions: CFDictionary?,
@@ -141,6 +143,7 @@ public func CMVideoFormatDescriptionCreateFromHEVCParameterSets(
 ///
 /// - Returns: `noErr`; `kCMFormatDescriptionError_InvalidParameter` for a compressed codec
 ///   without its configuration atom, or one that does not parse.
+@discardableResult
 public func CMVideoFormatDescriptionCreate(
     allocator: CFAllocator?, codecType: CMVideoCodecType, width: Int32, height: Int32, extensions: CFDictionary?,
     formatDescriptionOut: UnsafeMutablePointer<CMFormatDescription?>
@@ -170,6 +173,7 @@ public func CMVideoFormatDescriptionCreate(
 
 /// A description of an image buffer's size and pixel format —
 /// `CMVideoFormatDescriptionCreateForImageBuffer`.
+@discardableResult
 public func CMVideoFormatDescriptionCreateForImageBuffer(
     allocator: CFAllocator?, imageBuffer: CVImageBuffer,
     formatDescriptionOut: UnsafeMutablePointer<CMFormatDescription?>
@@ -299,6 +303,7 @@ private func parameterSet(
 
 /// The H.264 parameter set at an index (a pointer valid while the description lives), the count
 /// and the NAL unit header length — `CMVideoFormatDescriptionGetH264ParameterSetAtIndex`.
+@discardableResult
 public func CMVideoFormatDescriptionGetH264ParameterSetAtIndex(
     _ videoDesc: CMFormatDescription, parameterSetIndex: Int,
     parameterSetPointerOut: UnsafeMutablePointer<UnsafePointer<UInt8>?>?,
@@ -312,6 +317,7 @@ public func CMVideoFormatDescriptionGetH264ParameterSetAtIndex(
 
 /// The HEVC parameter set at an index, the count and the NAL unit header length —
 /// `CMVideoFormatDescriptionGetHEVCParameterSetAtIndex`.
+@discardableResult
 public func CMVideoFormatDescriptionGetHEVCParameterSetAtIndex(
     _ videoDesc: CMFormatDescription, parameterSetIndex: Int,
     parameterSetPointerOut: UnsafeMutablePointer<UnsafePointer<UInt8>?>?,

@@ -191,6 +191,7 @@ private func entries<Element>(_ count: Int, _ array: UnsafePointer<Element>?) ->
 /// - Returns: `noErr`; `kCMSampleBufferError_InvalidEntryCount` when the timing or size entry
 ///   count is neither 0, 1 nor the sample count; `kCMSampleBufferError_RequiredParameterMissing`
 ///   when a count is given without its array, or data without a format description.
+@discardableResult
 public func CMSampleBufferCreate(
     allocator: CFAllocator?, dataBuffer: CMBlockBuffer?, dataReady: Bool,
     makeDataReadyCallback: CMSampleBufferMakeDataReadyCallback?, refcon makeDataReadyRefcon: UnsafeMutableRawPointer?,
@@ -215,6 +216,7 @@ public func CMSampleBufferCreate(
 }
 
 /// A sample buffer of compressed samples whose data is ready — `CMSampleBufferCreateReady`.
+@discardableResult
 public func CMSampleBufferCreateReady(
     allocator: CFAllocator?, dataBuffer: CMBlockBuffer?, formatDescription: CMFormatDescription?,
     sampleCount numSamples: CMItemCount, sampleTimingEntryCount numSampleTimingEntries: CMItemCount,
@@ -229,6 +231,7 @@ public func CMSampleBufferCreateReady(
 }
 
 /// A sample buffer of one decoded image — `CMSampleBufferCreateForImageBuffer`.
+@discardableResult
 public func CMSampleBufferCreateForImageBuffer(
     allocator: CFAllocator?, imageBuffer: CVImageBuffer, dataReady: Bool,
     makeDataReadyCallback: CMSampleBufferMakeDataReadyCallback?, refcon makeDataReadyRefcon: UnsafeMutableRawPointer?,
@@ -246,6 +249,7 @@ public func CMSampleBufferCreateForImageBuffer(
 }
 
 /// A ready sample buffer of one decoded image — `CMSampleBufferCreateReadyWithImageBuffer`.
+@discardableResult
 public func CMSampleBufferCreateReadyWithImageBuffer(
     allocator: CFAllocator?, imageBuffer: CVImageBuffer, formatDescription: CMVideoFormatDescription,
     sampleTiming: UnsafePointer<CMSampleTimingInfo>, sampleBufferOut: UnsafeMutablePointer<CMSampleBuffer?>

@@ -1,4 +1,4 @@
-public import VAToolbox
+package import VAToolbox
 
 // The keys are `nonisolated(unsafe)`: Foundation on Linux does not mark `NSString` `Sendable`, but
 // these are immutable string constants, never mutated after their one initialisation, and they

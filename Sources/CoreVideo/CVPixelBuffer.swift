@@ -95,6 +95,7 @@ public func CVPixelBufferGetDataSize(_ pixelBuffer: CVPixelBuffer) -> Int {
 ///
 /// - Returns: `kCVReturnSuccess`; `kCVReturnInvalidPixelFormat` for a format VAToolbox cannot
 ///   allocate; `kCVReturnInvalidSize` for a size outside 1…16384.
+@discardableResult
 public func CVPixelBufferCreate(
     _ allocator: CFAllocator?, _ width: Int, _ height: Int, _ pixelFormatType: OSType,
     _ pixelBufferAttributes: CFDictionary?, _ pixelBufferOut: UnsafeMutablePointer<CVPixelBuffer?>

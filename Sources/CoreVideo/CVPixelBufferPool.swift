@@ -20,6 +20,7 @@ public final class CVPixelBufferPool {
 /// - Returns: `kCVReturnSuccess`; `kCVReturnInvalidPixelBufferAttributes` when the format, width
 ///   or height is missing or not a number; `kCVReturnInvalidPixelFormat` for a format VAToolbox
 ///   cannot allocate; `kCVReturnInvalidSize` for a size outside 1…16384.
+@discardableResult
 public func CVPixelBufferPoolCreate(
     _ allocator: CFAllocator?, _ poolAttributes: CFDictionary?, _ pixelBufferAttributes: CFDictionary?,
     _ poolOut: UnsafeMutablePointer<CVPixelBufferPool?>
@@ -50,6 +51,7 @@ public func CVPixelBufferPoolCreate(
 /// A buffer from the pool — `CVPixelBufferPoolCreatePixelBuffer`.
 ///
 /// - Returns: `kCVReturnSuccess`, or `kCVReturnPoolAllocationFailed`.
+@discardableResult
 public func CVPixelBufferPoolCreatePixelBuffer(
     _ allocator: CFAllocator?, _ pixelBufferPool: CVPixelBufferPool,
     _ pixelBufferOut: UnsafeMutablePointer<CVPixelBuffer?>

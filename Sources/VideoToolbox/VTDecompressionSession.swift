@@ -113,6 +113,7 @@ public final class VTDecompressionSession {
 ///   decode the stream, or the stream is not decodable; `kVTParameterErr` for a format
 ///   description that is not compressed video; `kCVReturnInvalidPixelFormat` for an output format
 ///   VAToolbox cannot produce.
+@discardableResult
 public func VTDecompressionSessionCreate(
     allocator: CFAllocator?, formatDescription videoFormatDescription: CMVideoFormatDescription,
     decoderSpecification videoDecoderSpecification: CFDictionary?,

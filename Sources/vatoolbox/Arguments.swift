@@ -29,12 +29,10 @@ struct CommandFailure: Error {
     }
 
     /// A library error: ``ExitStatus/noDecoder`` when no decoder can take the stream, otherwise
-    /// ``ExitStatus/inputFailure``; the message carries the reason and the hint, not the name.
+    /// ``ExitStatus/inputFailure``; the message is the error's `description` (its
+    /// `localizedDescription`: name and value, reason, cause, hint), so the two cannot differ.
     init(_ error: VTError) {
-        var text = error.reason.isEmpty ? error.summary : error.reason
-        text += " (\(error.name) \(error.status))"
-        if let hint = error.hint { text += "; \(hint)" }
-        message = text
+        message = error.description
         status =
             error == VTError.couldNotFindVideoDecoder || error == VTError.formatDescriptionChangeNotSupported
             ? ExitStatus.noDecoder : ExitStatus.inputFailure

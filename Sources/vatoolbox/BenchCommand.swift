@@ -154,9 +154,7 @@ enum BenchCommand {
         let prefix = "vatoolbox bench-worker: "
         var reason = line.hasPrefix(prefix) ? String(line.dropFirst(prefix.count)) : line
         // The worker's advice to use --hwaccel auto or none is for decode, not for a bench row.
-        if let cut = reason.split(separator: ";", maxSplits: 1).first, reason.contains("; use --hwaccel") {
-            reason = String(cut)
-        }
+        if let cut = reason.firstRange(of: ". Hint: use --hwaccel") { reason = String(reason[..<cut.lowerBound]) }
         return reason
     }
 

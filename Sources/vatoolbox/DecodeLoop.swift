@@ -132,14 +132,11 @@ enum DecodeLoop {
             do throws(VTError) {
                 return try makeDecompressionSession(format)
             } catch {
-                var failure = CommandFailure(error)
+                var error = error
                 if specification.hardwareAcceleration == .required && error == VTError.couldNotFindVideoDecoder {
-                    failure = CommandFailure(
-                        message: (error.reason.isEmpty ? error.summary : error.reason)
-                            + " (\(error.name) \(error.status)); use --hwaccel auto or none to decode on the CPU",
-                        status: ExitStatus.noDecoder)
+                    error.hint = "use --hwaccel auto or none to decode on the CPU"
                 }
-                throw failure
+                throw CommandFailure(error)
             }
         }
         func makeDecompressionSession(_ format: VideoFormatDescription) throws(VTError) -> DecompressionSession {

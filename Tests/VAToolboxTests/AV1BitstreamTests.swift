@@ -316,7 +316,7 @@ struct AV1StreamOracleTests {
     }
 
     /// The cros-codecs IVF stream (both names hold the same bytes): 250 frames of 320×240.
-    @Test(arguments: ["test-25fps.ivf.av1", "test-25fps.av1.ivf"])
+    @Test(.needsConformance, arguments: ["test-25fps.ivf.av1", "test-25fps.av1.ivf"])
     func crosCodecsIVF(_ name: String) throws {
         let url = try #require(AV1Conformance.url(name), "conformance folder missing")
         let samples = try #require(IVFFile.frames(try TestData.bytes(url)), "\(name) is IVF")
@@ -380,7 +380,7 @@ struct AV1StreamOracleTests {
     /// The cros-codecs Annex B stream (IVF frames holding Annex B temporal units): parsed, detected,
     /// and converted to low-overhead form, which libavcodec's parser then reads (trace) and libdav1d
     /// decodes (ffprobe). ffmpeg 5.1's own `av1` (Annex B) demuxer fails on this file.
-    @Test(.enabled(if: CommandRunner.hasFFmpeg && TestData.hasFFprobe))
+    @Test(.needsConformance, .enabled(if: CommandRunner.hasFFmpeg && TestData.hasFFprobe))
     func crosCodecsAnnexB() throws {
         let url = try #require(AV1Conformance.url("av1-annexb.ivf.av1"), "conformance folder missing")
         let frames = try #require(IVFFile.frames(try TestData.bytes(url)))
@@ -479,7 +479,7 @@ struct AV1StreamOracleTests {
         }
     }
 
-    @Test func buildsFromAnUnsizedOBUWithASizeField() throws {
+    @Test(.needsConformance) func buildsFromAnUnsizedOBUWithASizeField() throws {
         // The sequence header of the cros-codecs Annex B stream, without obu_has_size_field.
         let url = try #require(AV1Conformance.url("av1-annexb.ivf.av1"), "conformance folder missing")
         let frame = try #require(IVFFile.frames(try TestData.bytes(url))?.first)

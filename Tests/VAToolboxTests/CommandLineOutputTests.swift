@@ -153,7 +153,7 @@ struct CommandLinePictureTests {
         #expect(try size(png) == [680, 304])
     }
 
-    @Test("thumbnails of a field-coded stream count pictures, not field samples", .enabled(if: TestData.hasConformance))
+    @Test("thumbnails of a field-coded stream count pictures, not field samples", .needsConformance)
     func thumbnailsOfFields() throws {
         // HCAFF1_HHI: 14 samples, 10 pictures (field pairs and frames).
         let input = try #require(TestData.conformance).appendingPathComponent("JVT-FR-EXT/HCAFF1_HHI.264")

@@ -63,7 +63,7 @@ import Testing
         }
     }()
 
-    @Test(.enabled(if: TestData.hasConformance), arguments: vectors.map(\.stream.name))
+    @Test(.needsConformance, arguments: vectors.map(\.stream.name))
     func conformanceVectorReproducesItsExpectedMD5(name: String) throws {
         // (76 vectors; each decodes through its own session with 2 threads.)
         let vector = try #require(Self.vectors.first { $0.stream.name == name })
@@ -112,7 +112,7 @@ import Testing
     /// cros-codecs streams: one MD5 per output frame of the NV12 picture (`X.md5`).
     static let crosStreams = StreamFile.conformance.filter { $0.name.hasPrefix("cros-codecs") }
 
-    @Test(.enabled(if: TestData.hasConformance), arguments: crosStreams)
+    @Test(.needsConformance, arguments: crosStreams)
     func crosCodecsFramesMatchTheirNV12Checksums(stream: StreamFile) throws {
         let expected = try String(contentsOf: URL(fileURLWithPath: stream.url.path + ".md5"), encoding: .utf8)
             .split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }

@@ -201,7 +201,7 @@ extension VATestDriverTests {
         /// Mesa refuses to derive or export a surface holding field pictures; a field-coded
         /// conformance stream still decodes and reads back (vaGetImage), and its export fails with
         /// a reason, not a crash.
-        @Test(.enabled(if: TestData.hasConformance)) func mesaRefusesToExportInterlacedSurfaces() throws {
+        @Test(.needsConformance) func mesaRefusesToExportInterlacedSurfaces() throws {
             let root = try #require(TestData.conformance)
             let row = try #require(
                 TestData.tsv(root.appendingPathComponent("vectors.tsv")).first { $0["name"] == "HCAFF1_HHI_B" })

@@ -49,7 +49,7 @@ import Testing
 
     /// The pictures of MR2_TANDBERG_E that reset references (memory_management_control_operation
     /// 5), found by the slice header parser: the conformance spec says the stream uses MMCO 5.
-    @Test(.enabled(if: TestData.hasConformance))
+    @Test(.needsConformance)
     func memoryManagementResetIsParsed() throws {
         let stream = try #require(StreamFile.conformance.first { $0.name == "MR2_TANDBERG_E" })
         let samples = ElementaryStreamParser.samples(in: try stream.bytes(), codec: .h264)

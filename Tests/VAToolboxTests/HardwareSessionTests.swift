@@ -244,7 +244,7 @@ extension VATestDriverTests {
         ///
         /// Every vector on the test driver's own behaviour; under each personality a representative
         /// subset (``conformanceSubset``), which keeps the suite's time in bounds.
-        @Test(.enabled(if: TestData.hasConformance), arguments: TestVADriver.personalities)
+        @Test(.needsConformance, arguments: TestVADriver.personalities)
         func conformanceStreamsTakeTheGPUPathInOrder(personality: String?) throws {
             let root = try #require(TestData.conformance)
             let rows = TestData.tsv(root.appendingPathComponent("vectors.tsv")).filter { row in
@@ -482,7 +482,7 @@ extension VATestDriverTests {
 
         /// The profile mapping against the conformance suite's own profile names: Constrained
         /// Baseline, Main and High go to the GPU; Baseline (which may use FMO/ASO) and High 10 do not.
-        @Test(.enabled(if: TestData.hasConformance)) func conformanceProfilesMapAsTheSuiteNamesThem() throws {
+        @Test(.needsConformance) func conformanceProfilesMapAsTheSuiteNamesThem() throws {
             let root = try #require(TestData.conformance)
             let rows = TestData.tsv(root.appendingPathComponent("vectors.tsv"))
             try #require(rows.count > 70)

@@ -137,7 +137,8 @@ import Testing
         let quiet = try CommandRunner.vatoolbox(["decode", file.path, "-o", "/dev/null"])
         #expect(quiet.status == 1)
         #expect(quiet.errorLines.count == 1, "\(quiet.errorLines)")
-        #expect(oracle.contains { quiet.standardError.contains(": \($0.text) (") }, "\(quiet.standardError)")
+        // The quote ends the reason; the cause follows in brackets.
+        #expect(oracle.contains { quiet.standardError.contains(": \($0.text) [") }, "\(quiet.standardError)")
         var environment = ProcessInfo.processInfo.environment
         environment["VATOOLBOX_FFMPEG_LOG"] = "1"
         let shown = try CommandRunner.vatoolbox(["decode", file.path, "-o", "/dev/null"], environment: environment)

@@ -120,7 +120,7 @@ struct TimedFrameMD5 {
     /// Conformance streams with no VUI at all (no reorder bound stated either), of every
     /// `pic_order_cnt_type`, against the ffmpeg CLI's pts.
     @Test(
-        .enabled(if: TestData.hasConformance && CommandRunner.hasFFmpeg),
+        .needsConformance, .enabled(if: CommandRunner.hasFFmpeg),
         arguments: [
             "JVT-FR-EXT/HPCV_BRCM_A.264", "JVT-FR-EXT/HCAFR1_HHI.264", "JVT-AVC_V1/MR1_BT_A.h264",
             "JVT-AVC_V1/BA1_FT_C.264", "JVT-AVC_V1/CVPCMNL1_SVA_C.264", "cros-codecs-h265/64x64-I-P-B-P.h265",
@@ -139,7 +139,7 @@ struct TimedFrameMD5 {
     /// Field pictures (PAFF, here mixed with frame pictures, with IDR fields completed by P
     /// fields): the two fields of a frame share its presentation slot (the second presented half a
     /// frame after the first, its sample lasting half a frame); the frames' times are ffmpeg's.
-    @Test(.enabled(if: TestData.hasConformance && CommandRunner.hasFFmpeg))
+    @Test(.needsConformance, .enabled(if: CommandRunner.hasFFmpeg))
     func fieldPairsShareTheirFramesSlot() throws {
         let url = try #require(TestData.conformance).appendingPathComponent("JVT-FR-EXT/FRExt2_Panasonic.avc")
         let samples = try MediaFileReader(path: url.path).readAllSamples()

@@ -283,7 +283,7 @@ extension VATestDriverTests {
         /// `vatoolbox framemd5 --hwaccel vaapi` on the driver gives the software decode's
         /// pictures, in sizes and MD5s (the tool's time stamps of raw streams are checked by the
         /// CPU path's tests), on every conformance stream above.
-        @Test(.enabled(if: TestData.hasConformance))
+        @Test(.needsConformance)
         func vatoolboxOnTheDriverGivesTheSoftwarePicturesOfEveryOtherConformanceStream() throws {
             #expect(Self.everyOtherConformanceStream.count >= 70)
             for stream in Self.everyOtherConformanceStream {
@@ -538,7 +538,7 @@ extension VATestDriverTests {
             return run.text
         }
 
-        @Test(.enabled(if: TestData.hasConformance), arguments: TestVADriver.personalities)
+        @Test(.needsConformance, arguments: TestVADriver.personalities)
         func vatoolboxOnTheDriverCropsTheLeftAndTopLikeTheCPU(personality: String?) throws {
             let stream = try #require(Self.leftTopCropped)
             let run = try Self.vatoolboxFrameMD5(stream, hwaccel: "vaapi", personality: personality)
@@ -555,7 +555,7 @@ extension VATestDriverTests {
         /// the 326x228 left after libavcodec's right and bottom crop) whose samples are the
         /// software decode's, in the native NV12 (through DMA-BUF, from the exported visible
         /// rectangle) and converted to I420.
-        @Test(.enabled(if: TestData.hasConformance))
+        @Test(.needsConformance)
         func aSessionOnTheDriverCropsTheLeftAndTopLikeTheCPU() throws {
             let stream = try #require(Self.leftTopCropped)
             let expected = Stream.frameLines(try Self.exactlyCroppedSoftwareFrameMD5(stream)).map {

@@ -44,7 +44,7 @@ struct VP8BitstreamTests {
 
     @Test(
         "the GStreamer key frame parses to GStreamer's values (cros-codecs / gst vp8parser test)",
-        .enabled(if: TestData.hasConformance))
+        .needsConformance)
     func gstreamerIntra() throws {
         let root = try #require(TestData.conformance)
         let bytes = try TestData.bytes(root.appendingPathComponent("cros-codecs-vp8/vp8-parser-test-0-intra.bin"))
@@ -60,7 +60,7 @@ struct VP8BitstreamTests {
         #expect(h.yAcQi == 4)
     }
 
-    @Test("the GStreamer inter frame parses to GStreamer's values", .enabled(if: TestData.hasConformance))
+    @Test("the GStreamer inter frame parses to GStreamer's values", .needsConformance)
     func gstreamerInter() throws {
         let root = try #require(TestData.conformance)
         let bytes = try TestData.bytes(root.appendingPathComponent("cros-codecs-vp8/vp8-parser-test-0-inter.bin"))
@@ -147,7 +147,7 @@ struct IVFReaderTests {
         }
     }
 
-    @Test("an IVF file of AV1 Annex B temporal units holds one 535-byte frame", .enabled(if: TestData.hasConformance))
+    @Test("an IVF file of AV1 Annex B temporal units holds one 535-byte frame", .needsConformance)
     func annexBInIVF() throws {
         let root = try #require(TestData.conformance)
         let bytes = try TestData.bytes(root.appendingPathComponent("cros-codecs-av1/av1-annexb.ivf.av1"))

@@ -158,7 +158,7 @@ struct VP9BitstreamTests {
 
     @Test(
         "the GStreamer superframe splits into 1333 + 214 bytes (cros-codecs / GStreamer vp9parser test)",
-        .enabled(if: TestData.hasConformance))
+        .needsConformance)
     func gstreamerSuperframe() throws {
         let root = try #require(TestData.conformance)
         let bytes = try TestData.bytes(root.appendingPathComponent("cros-codecs-vp9/vp9-superframe.bin"))
@@ -338,7 +338,7 @@ struct VP9SuperframeTests {
 
     @Test(
         "seeded mutations and truncations of real samples throw or parse, never crash",
-        .enabled(if: TestData.hasConformance))
+        .needsConformance)
     func hostile() throws {
         var samples: [ArraySlice<UInt8>] = []
         for url in CodecStreams.conformanceIVF("cros-codecs-vp9") + [

@@ -56,7 +56,12 @@ public struct VTError: Error, Sendable, Hashable, CustomStringConvertible {
     /// A one-line summary of what the status means in general, independent of this failure.
     public var summary: String { Self.catalogue[status]?.summary ?? "unknown status" }
 
-    /// The full explanation: name, status, reason, cause and hint.
+    /// The full explanation on one line: name, status, reason, cause and hint, as in
+    /// `kCMSampleBufferError_DataFailed (-12742): cannot open clip.mp4 [libavformat
+    /// avformat_open_input: -2 No such file or directory]. Hint: check the path`.
+    ///
+    /// It is also the error's `localizedDescription`, and the line the `vatoolbox` tool prints
+    /// after its command's name (`vatoolbox decode: …`).
     public var description: String {
         var text = "\(name) (\(status)): \(reason.isEmpty ? summary : reason)"
         if let cause { text += " [\(cause)]" }

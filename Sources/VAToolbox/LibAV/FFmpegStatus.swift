@@ -40,6 +40,11 @@ enum FFmpegStatus {
                 library: "libavcodec", function: "\(function)", code: status, message: message(status)))
     }
 
+    /// The cause of a failed libavformat call: the function, its status and FFmpeg's message for it.
+    static func formatCause(_ status: Int32, _ function: StaticString) -> UnderlyingCause {
+        UnderlyingCause(library: "libavformat", function: "\(function)", code: status, message: message(status))
+    }
+
     /// FFmpeg's message for a status (`av_strerror`).
     static func message(_ status: Int32) -> String {
         var buffer = [CChar](repeating: 0, count: 128)

@@ -15,7 +15,9 @@ final class FormatContext {
     /// - Throws: ``VTError/sampleBufferInvalidMediaFormat`` when libavformat knows no container
     ///   for it; ``VTError/sampleBufferDataFailed`` when it cannot be opened or read. Where
     ///   libavformat logged why, the reason quotes it (`"… is not a media file VAToolbox can
-    ///   read: moov atom not found"`).
+    ///   read: moov atom not found"`). The cause is `avformat_open_input`'s status and message
+    ///   (the `errno` text for a file the system cannot open), and the hint says what to check
+    ///   (see ``openFailure(_:path:)``).
     init(path: String, log: LibavLogCapture, options: [String: String] = [:]) throws(VTError) {
         // Allocated here, so that what libavformat logs while opening is claimed as the reader's.
         let allocated = avformat_alloc_context()
@@ -27,13 +29,42 @@ final class FormatContext {
         let status = log.whileCalling { avformat_open_input(&context, path, nil, &dictionary) }
         guard status >= 0, let context else {
             log.release(allocated)  // freed by avformat_open_input
-            let error =
-                status == CFFmpeg_AVERROR_INVALIDDATA()
-                ? VTError.sampleBufferInvalidMediaFormat.with("\(path) is not a media file VAToolbox can read")
-                : VTError.sampleBufferDataFailed.with("cannot open \(path): \(FFmpegStatus.message(status))")
-            throw error.quoting(log.explanation(since: 0))
+            throw Self.openFailure(status, path: path).quoting(log.explanation(since: 0))
         }
         pointer = context
+    }
+
+    /// The error for `avformat_open_input`'s negative `status` on `path`: the status and its
+    /// message as the cause, and a hint for the failures a user can do something about.
+    ///
+    /// | status | error | hint |
+    /// |---|---|---|
+    /// | `AVERROR_INVALIDDATA` | ``VTError/sampleBufferInvalidMediaFormat`` | the containers VAToolbox reads |
+    /// | `AVERROR(ENOENT)`, `AVERROR(ENOTDIR)` | ``VTError/sampleBufferDataFailed`` | check the path |
+    /// | `AVERROR(EACCES)`, `AVERROR(EPERM)` | ``VTError/sampleBufferDataFailed`` | check the permissions |
+    /// | `AVERROR(EISDIR)` | ``VTError/sampleBufferDataFailed`` | name a file |
+    /// | any other | ``VTError/sampleBufferDataFailed`` | none |
+    static func openFailure(_ status: Int32, path: String) -> VTError {
+        let cause = FFmpegStatus.formatCause(status, "avformat_open_input")
+        switch status {
+        case CFFmpeg_AVERROR_INVALIDDATA():
+            return VTError.sampleBufferInvalidMediaFormat.with(
+                "\(path) is not a media file VAToolbox can read", cause: cause,
+                hint: "the file is not a video container VAToolbox reads (MP4/MOV, Matroska/WebM, MPEG-TS, IVF, "
+                    + "AV1 OBU, or a raw H.264, HEVC or MPEG-2 stream)")
+        case CFFmpeg_AVERROR(ENOENT), CFFmpeg_AVERROR(ENOTDIR):
+            return VTError.sampleBufferDataFailed.with(
+                "cannot open \(path): there is no such file", cause: cause, hint: "check the path")
+        case CFFmpeg_AVERROR(EACCES), CFFmpeg_AVERROR(EPERM):
+            return VTError.sampleBufferDataFailed.with(
+                "cannot open \(path): permission denied", cause: cause,
+                hint: "check the file's permissions: this process may not read it")
+        case CFFmpeg_AVERROR(EISDIR):
+            return VTError.sampleBufferDataFailed.with(
+                "cannot open \(path): it is a directory", cause: cause, hint: "name a file, not a directory")
+        default:
+            return VTError.sampleBufferDataFailed.with("cannot open \(path)", cause: cause)
+        }
     }
 
     deinit {

@@ -102,9 +102,11 @@ public final class MediaFileReader {
     ///     H.264/HEVC without VUI timing, AV1 OBUs without timing information. A rate the stream
     ///     states wins, as in ffmpeg; nil assumes ffmpeg's 25 frames per second. Containers have
     ///     time stamps of their own and ignore it. ``track`` reports the rate in force.
-    /// - Throws: ``VTError/sampleBufferDataFailed`` when the file cannot be opened or read (with
-    ///   the system's reason); ``VTError/sampleBufferInvalidMediaFormat`` when it is not a
-    ///   container libavformat knows or has no video track; ``VTError/parameter`` when `track` is
+    /// - Throws: ``VTError/sampleBufferDataFailed`` when the file cannot be opened or read (a
+    ///   missing file, permission denied; the ``VTError/cause`` is `avformat_open_input`'s status
+    ///   with the system's message, the ``VTError/hint`` what to check);
+    ///   ``VTError/sampleBufferInvalidMediaFormat`` when it is not a container libavformat knows
+    ///   (with the cause and a hint naming the containers VAToolbox reads) or has no video track; ``VTError/parameter`` when `track` is
     ///   not a video track of the file; ``VTError/couldNotFindVideoDecoder`` when the video is in
     ///   a codec VAToolbox does not decode; ``VTError/formatDescriptionInvalidParameter`` when its
     ///   decoder configuration is malformed, or lacks parameter sets no sample carries.
@@ -232,21 +234,67 @@ public final class MediaFileReader {
     /// not shown, so that the first picture out is the one at `time` — frame-accurate random
     /// access for the cost of decoding from the sync sample, as the ffmpeg CLI's `-ss` does.
     /// A raw H.264/HEVC stream, whose time stamps exist only as it is read in order, is read
-    /// again from its start up to `time` (holding the samples from the last sync sample).
+    /// again from its start up to `time` (holding the samples from the last sync sample); so is a
+    /// container where libavformat's seek leaves no sample to read.
+    ///
+    /// Out of range, the seek throws rather than leaving a reader that shows nothing:
+    /// - **Before the start**: a negative time (earlier than ``startTime`` too, for a file whose
+    ///   time line starts below zero) throws ``VTError/parameter``, and the reader stays where it
+    ///   was. A time from zero up to the first sample's is not an error: the reader moves to the
+    ///   first sync sample, as `ffmpeg -ss` does.
+    /// - **Past the end**: a time at or after the end of the last sample presented (no sample is
+    ///   presented at or after it, nor lasts past it) throws
+    ///   ``VTError/sampleBufferSampleIndexOutOfRange``, with or without `exactly`. The reader
+    ///   finds out by reading on from the sync sample, so it then stands at the end of the track
+    ///   (``nextSample()`` returns nil); seek again to read on.
+    ///
+    /// Samples are read ahead, up to the first one presented at or after `time` (at most the
+    /// group of pictures that holds it), and handed out by ``nextSample()`` as usual.
     ///
     /// - Parameters:
     ///   - time: A presentation time on the track's time line (add ``startTime`` to a time
     ///     counted from the start of the file, as `ffmpeg -ss` counts).
     ///   - exactly: Whether to hide the pictures before `time`.
-    /// - Throws: ``VTError/sampleBufferDataFailed`` when libavformat cannot seek in the file;
-    ///   ``VTError/parameter`` for a time that is not numeric or past any time stamp the file's time
-    ///   base can hold.
+    /// - Throws: ``VTError/parameter`` for a time that is not numeric, before the start, or past any
+    ///   time stamp the file's time base can hold;
+    ///   ``VTError/sampleBufferSampleIndexOutOfRange`` for a time past the end of the track;
+    ///   ``VTError/sampleBufferDataFailed`` when libavformat cannot seek in the file;
+    ///   ``VTError/allocationFailed`` when memory runs out.
     public func seek(to time: MediaTime, exactly: Bool = true) throws(VTError) {
         guard time.isNumeric else { throw VTError.parameter.with("seek(to:) needs a numeric time") }
+        guard time >= .zero || time >= startTime else {
+            throw VTError.parameter.with(
+                "cannot seek to \(time.seconds) s in \(path): the time is before the start of the track",
+                hint: "seek to a time at or after \(max(startTime, .zero).seconds) s")
+        }
+        var ahead: ReadAhead
         if timeStamper != nil {
             try seekInRawStream(to: time, exactly: exactly)
-            return
+            ahead = try readAhead(past: time)
+        } else {
+            try seekInContainer(to: time, exactly: exactly)
+            ahead = try readAhead(past: time)
+            // libavformat's seek can leave nothing to read (seen on a small MPEG-TS file, whose
+            // every seek read no sample): then the file is read from its start, as a raw stream is.
+            if case .pastTheEnd(lastEnd: nil) = ahead {
+                try seekInRawStream(to: time, exactly: exactly)
+                ahead = try readAhead(past: time)
+            }
         }
+        guard case .pastTheEnd(let lastEnd) = ahead else { return }
+        // The reader stands at the end.
+        queued.removeAll()
+        queuedIndex = 0
+        ended = true
+        let last = lastEnd.map { " (its last sample ends at \($0.seconds) s)" } ?? ""
+        throw VTError.sampleBufferSampleIndexOutOfRange.with(
+            "cannot seek to \(time.seconds) s in \(path): the time is past the end of the track\(last)",
+            hint: "seek to a time before the end of the track")
+    }
+
+    /// ``seek(to:exactly:)`` in a container: libavformat moves to the sync sample at or before
+    /// `time` (`av_seek_frame` with `AVSEEK_FLAG_BACKWARD`).
+    private func seekInContainer(to time: MediaTime, exactly: Bool) throws(VTError) {
         guard
             let target = Int64(
                 exactly: (time.seconds * Double(timeBase.den) / Double(max(1, timeBase.num))).rounded(.down))
@@ -264,9 +312,37 @@ public final class MediaFileReader {
         resetsDecoder = true
     }
 
+    /// What reading on after a move found.
+    private enum ReadAhead {
+        /// A queued sample is presented at or after the time, or lasts past it.
+        case found
+        /// The track ended first; `lastEnd` is when the last timed sample read ends (nil when
+        /// none was read).
+        case pastTheEnd(lastEnd: MediaTime?)
+    }
+
+    /// After a move: reads on (into the queue) until a sample is presented at or after `time`, or
+    /// lasts past it.
+    private func readAhead(past time: MediaTime) throws(VTError) -> ReadAhead {
+        var index = queuedIndex
+        var end: MediaTime?
+        while true {
+            while index < queued.count {
+                let sample = queued[index]
+                index += 1
+                let start = sample.presentationTimeStamp
+                guard start.isNumeric else { continue }
+                let finish = sample.duration.isNumeric ? start + sample.duration : start
+                if start >= time || finish > time { return .found }
+                if end.map({ finish > $0 }) ?? true { end = finish }
+            }
+            guard try readIntoQueue() else { return .pastTheEnd(lastEnd: end) }
+        }
+    }
+
     /// ``seek(to:exactly:)`` in a raw stream, whose time stamps exist only as its samples are
-    /// read in order: reads from the start, keeping the samples from the last sync sample
-    /// presented at or before `time`.
+    /// read in order (or in a container where libavformat's seek found nothing): reads from the
+    /// start, keeping the samples from the last sync sample presented at or before `time`.
     private func seekInRawStream(to time: MediaTime, exactly: Bool) throws(VTError) {
         let status = av_seek_frame(input.pointer, streamIndex, 0, AVSEEK_FLAG_BYTE)
         guard status >= 0 else {
@@ -277,8 +353,10 @@ public final class MediaFileReader {
         queuedIndex = 0
         ended = false
         packetNumber = 0
-        annexBParser = ElementaryStreamParser(codec: codecType)
-        timeStamper = AnnexBTimeStamper(codec: codecType, assumedFrameDuration: assumedFrameRate?.frameDuration)
+        if annexBParser != nil { annexBParser = ElementaryStreamParser(codec: codecType) }
+        if timeStamper != nil {
+            timeStamper = AnnexBTimeStamper(codec: codecType, assumedFrameDuration: assumedFrameRate?.frameDuration)
+        }
         hideBefore = exactly ? time : nil
         resetsDecoder = false
         var kept: [SampleBuffer] = []

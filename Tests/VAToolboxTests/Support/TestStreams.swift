@@ -14,16 +14,16 @@ enum TestData {
     /// `Tests/Fixtures`.
     static let fixtures = packageRoot.appendingPathComponent("Tests/Fixtures")
 
-    /// The conformance folder, when present.
-    static let conformance: URL? = {
-        let candidates = [
-            ProcessInfo.processInfo.environment["VATOOLBOX_CONFORMANCE"].map(URL.init(fileURLWithPath:)),
-            packageRoot.deletingLastPathComponent().appendingPathComponent("shared/conformance"),
-        ]
-        return candidates.compactMap { $0 }.first {
-            FileManager.default.fileExists(atPath: $0.appendingPathComponent("vectors.tsv").path)
-        }
-    }()
+    /// Where the conformance folder should be: `$VATOOLBOX_CONFORMANCE` when set (and then only
+    /// there), otherwise `../shared/conformance` beside the package.
+    static let conformanceLocation: URL =
+        ProcessInfo.processInfo.environment["VATOOLBOX_CONFORMANCE"].map(URL.init(fileURLWithPath:))
+        ?? packageRoot.deletingLastPathComponent().appendingPathComponent("shared/conformance")
+
+    /// The conformance folder, when present (it holds `vectors.tsv`).
+    static let conformance: URL? =
+        FileManager.default.fileExists(atPath: conformanceLocation.appendingPathComponent("vectors.tsv").path)
+        ? conformanceLocation : nil
 
     /// Whether the conformance streams are there.
     static var hasConformance: Bool { conformance != nil }
@@ -112,5 +112,13 @@ struct SeededGenerator: RandomNumberGenerator {
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
         z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
         return z ^ (z >> 31)
+    }
+}
+
+extension Trait where Self == ConditionTrait {
+    /// Skips a test when the third-party conformance streams are absent (a plain clone has no
+    /// `../shared/conformance`). `Scripts/test` counts the skips by this comment's wording.
+    static var needsConformance: Self {
+        .enabled(if: TestData.hasConformance, "needs the conformance streams (VATOOLBOX_CONFORMANCE)")
     }
 }
