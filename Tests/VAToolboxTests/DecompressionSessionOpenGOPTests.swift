@@ -170,6 +170,30 @@ import Testing
         }
     }
 
+    /// An end of sequence before a CRA picture (`hevc-end-of-sequence.265`): the CRA picture
+    /// starts decoding afresh (H.265 8.1.3, `NoRaslOutputFlag` 1), so its RASL pictures are not
+    /// output, and the pictures still waiting for output before it are discarded (C.5.2.2,
+    /// `NoOutputOfPriorPicsFlag` 1 for a CRA picture), as ffmpeg decodes it. The stream asks for
+    /// both, so no frame is an error: those frames come back without a picture, every other one
+    /// with ffmpeg's picture, in ffmpeg's order.
+    @Test func aCRAPictureAfterAnEndOfSequenceStartsDecodingAfresh() throws {
+        let name = "hevc-end-of-sequence.265"
+        let samples = try Lifecycle.samples(name)
+        let oracle = try Lifecycle.oracle(name).map(\.md5)
+        let outputs = try Self.decode(
+            samples, finishingAfter: { _ in false }, asynchronous: false,
+            session: Self.cpuSession(samples[0].formatDescription))
+        #expect(outputs.count == samples.count)
+        for output in outputs {
+            #expect(
+                output.status == nil,
+                "refcon \(String(describing: output.frameRefcon)): \(String(describing: output.status))")
+        }
+        #expect(outputs.compactMap { $0.imageBuffer.map(planarMD5) } == oracle)
+        // The 3 RASL pictures of the CRA picture and the 2 pictures it discards.
+        #expect(outputs.count { $0.imageBuffer == nil } == 5)
+    }
+
     /// Each codec tells open random access points from closed ones: the points are the packets
     /// ffprobe flags as key frames (`K`, decode order), the first one closed (an IDR picture, an I
     /// picture of a closed GOP), the later ones open; HEVC trailing pictures and MPEG-2 P pictures

@@ -84,7 +84,7 @@ extension VATestDriverTests {
 
         /// Every fixture a VA profile of the driver covers: H.264 (progressive, MBAFF, cropped,
         /// multi-slice, a resolution change, damaged, open GOPs), HEVC 8- and 10-bit (and open
-        /// GOPs), MPEG-2 progressive and interlaced, VP8, VP9 profiles 0 and 2, AV1 8- and 10-bit
+        /// GOPs, and a CRA picture after an end of sequence), MPEG-2 progressive and interlaced, VP8, VP9 profiles 0 and 2, AV1 8- and 10-bit
         /// (with hidden frames shown later, and with film grain), in every container, and a size
         /// that grows mid-stream in each codec that can change size.
         static let fixtures: [Stream] = [
@@ -93,7 +93,7 @@ extension VATestDriverTests {
             fixture("h264-slices.264"), fixture("h264-3byte-startcodes.264"), fixture("h264-resolution-change.264"),
             fixture("h264-truncated.264"), fixture("h264-bitflip.264"), fixture("h264-high-bpyramid.mp4"),
             fixture("h264-open-gop.264"), fixture("h264-open-gop.mp4"), fixture("hevc-open-gop.265"),
-            fixture("h264-main-cabac.ts", "yuvj420p"), fixture("hevc-main.265"),
+            fixture("hevc-end-of-sequence.265"), fixture("h264-main-cabac.ts", "yuvj420p"), fixture("hevc-main.265"),
             fixture("hevc-main10.265", "yuv420p10le"),
             fixture("hevc-slices.265"), fixture("hevc-main.mkv"), fixture("mpeg2-progressive.m2v"),
             fixture("mpeg2-interlaced.ts"), fixture("vp8.ivf"), fixture("vp8.webm"), fixture("vp9-profile0.ivf"),

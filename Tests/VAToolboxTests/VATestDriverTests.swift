@@ -522,6 +522,7 @@ import Testing
         ("hevc-slices.265", VAProfileHEVCMain, false),
         ("h264-open-gop.264", VAProfileH264High, false),
         ("hevc-open-gop.265", VAProfileHEVCMain, false),
+        ("hevc-end-of-sequence.265", VAProfileHEVCMain, false),
     ].map { HardwareFixture(name: $0.0, profile: $0.1.rawValue, tenBit: $0.2) }
 
     /// Annex B fixtures the test leaves out, and why.

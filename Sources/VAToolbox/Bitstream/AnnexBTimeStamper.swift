@@ -17,9 +17,11 @@
 /// Samples come out in decode order, as they went in, once their presentation time is known: up
 /// to the reorder depth later. A field picture is a sample of half a frame; the two fields of a
 /// frame share one presentation slot (the second is presented half a frame after the first).
-/// Pictures a decoder does not output (HEVC `pic_output_flag` 0, and the skipped RASL pictures of
-/// a CRA picture that starts the stream) get no presentation time and are marked
-/// ``SampleAttachments/doNotDisplay``.
+/// Pictures a decoder does not output (HEVC `pic_output_flag` 0, the skipped RASL pictures of
+/// a CRA picture that starts the stream or follows an end of sequence, and the pictures still
+/// waiting when a CRA picture follows an end of sequence: clause C.5.2.2 discards them) get no
+/// presentation time and are marked ``SampleAttachments/doNotDisplay``. A skipped or discarded
+/// picture leaves its presentation slot empty, as in ffmpeg's numbering.
 ///
 /// ```swift
 /// var parser = ElementaryStreamParser(codec: .h264)
@@ -35,9 +37,9 @@
 /// ```
 ///
 /// Limits: a picture whose slice header cannot be read is placed after the pictures waiting to
-/// be shown; `no_output_of_prior_pics_flag` is not honoured (the pictures before an IDR picture
-/// are all shown). For field-coded H.264 (PAFF) the ffmpeg CLI's own time stamps are irregular;
-/// the stamper gives each frame one slot instead.
+/// be shown; `no_output_of_prior_pics_flag` of IDR and BLA pictures is not honoured (the pictures
+/// before them are all shown). For field-coded H.264 (PAFF) the ffmpeg CLI's own time stamps are
+/// irregular; the stamper gives each frame one slot instead.
 public struct AnnexBTimeStamper: Sendable {
     /// ffmpeg's frame duration for a raw stream that states no timing: 1/25 s.
     public static let defaultFrameDuration = MediaTime(value: 1, timescale: 25)
@@ -128,7 +130,13 @@ public struct AnnexBTimeStamper: Sendable {
         for unit in units where unit.isParameterSet { learn(unit) }
         let frame = frameDuration(of: format)
         let reorderDepth = max(0, format.stream.maxNumReorderFrames)
+        // An end of sequence ends its access unit (HEVC clause 7.4.2.4.4); one placed before the
+        // slices still applies to them.
+        let endOfSequence = codec == .hevc ? units.firstIndex { $0.hevcType == .endOfSequence } : nil
+        let firstSlice = units.firstIndex(where: \.isVCL)
+        if let endOfSequence, endOfSequence < firstSlice ?? units.endIndex { hevcCounter.noteEndOfSequence() }
         let (picture, isField) = pictureInfo(of: units)
+        if let endOfSequence, let firstSlice, endOfSequence > firstSlice { hevcCounter.noteEndOfSequence() }
 
         var timed = sample
         let duration = isField ? Self.half(frame) : frame
@@ -139,9 +147,6 @@ public struct AnnexBTimeStamper: Sendable {
         let number = firstHeldNumber + held.count
         held.append(Held(sample: timed))
 
-        if codec == .hevc, units.contains(where: { $0.hevcType == .endOfSequence }) {
-            hevcCounter.noteEndOfSequence()
-        }
         // The second field of a frame: opposite parity, same frame_num. The second field of an
         // IDR frame may be a non-IDR field (an I/P pair); an IDR field never completes another.
         if let picture, picture.isSecondField, let last = waiting.indices.last,
@@ -152,11 +157,19 @@ public struct AnnexBTimeStamper: Sendable {
             waiting[last].openField = nil
             waiting[last].pictureOrderCount = min(waiting[last].pictureOrderCount, picture.pictureOrderCount)
         } else {
-            if picture?.startsSequence ?? false { showAll() }
+            if picture?.discardsPriorPictures ?? false {
+                // Clause C.5.2.3: the picture before was followed by the bumping it allows; only
+                // the pictures that still wait after it are discarded.
+                while waiting.count > reorderDepth { showNext() }
+                discardAll()
+            } else if picture?.startsSequence ?? false {
+                showAll()
+            }
             while waiting.count > reorderDepth { showNext() }
             if let picture, !picture.isOutput {
                 held[number - firstHeldNumber].isStamped = true
                 held[number - firstHeldNumber].sample.attachments.insert(.doNotDisplay)
+                if picture.isSkipped { skipPresentationSlot(frame) }
             } else {
                 let count =
                     picture?.pictureOrderCount ?? ((waiting.map(\.pictureOrderCount).max() ?? lastShownCount) + 1)
@@ -191,6 +204,28 @@ public struct AnnexBTimeStamper: Sendable {
     /// Shows every waiting picture, in count order (a new sequence of counts begins).
     private mutating func showAll() {
         while !waiting.isEmpty { showNext() }
+    }
+
+    /// Discards every waiting picture without showing it (HEVC `NoOutputOfPriorPicsFlag`, clause
+    /// C.5.2.2): its samples are marked ``SampleAttachments/doNotDisplay``, and each keeps the
+    /// presentation slot it would have had.
+    private mutating func discardAll() {
+        for picture in waiting.sorted(by: { $0.order < $1.order }) {
+            for number in picture.samples where held.indices.contains(number - firstHeldNumber) {
+                held[number - firstHeldNumber].isStamped = true
+                held[number - firstHeldNumber].sample.attachments.insert(.doNotDisplay)
+            }
+            skipPresentationSlot(picture.frameDuration)
+        }
+        waiting.removeAll()
+    }
+
+    /// Leaves a presentation slot empty, for a picture a decoder drops (a discarded picture, a
+    /// skipped RASL picture). The ffmpeg CLI times a picture by the packet that releases it
+    /// (`best_effort_timestamp` from the packet's decode time), so the slots of pictures that
+    /// are never released stay empty: the next picture shown comes that much later.
+    private mutating func skipPresentationSlot(_ duration: MediaTime) {
+        presentationClock = (presentationClock ?? MediaTime(value: 0, timescale: duration.timescale)) + duration
     }
 
     /// Shows the waiting picture with the smallest count (the earliest decoded among equals).
@@ -235,6 +270,10 @@ public struct AnnexBTimeStamper: Sendable {
         var pictureOrderCount: Int
         var startsSequence: Bool
         var isOutput: Bool
+        /// Whether a decoder skips the picture (an HEVC RASL picture it cannot decode).
+        var isSkipped = false
+        /// Whether the pictures waiting are discarded, not shown (HEVC `NoOutputOfPriorPicsFlag`).
+        var discardsPriorPictures = false
         var isFieldPicture = false
         var isBottomField = false
         var frameNum = 0
@@ -281,11 +320,12 @@ public struct AnnexBTimeStamper: Sendable {
                 let header = try? HEVCSliceSegmentHeader(slice, pps: pps, sps: sps)
             else { return (nil, false) }
             let counts = hevcCounter.next(header, sps: sps, temporalId: slice.temporalId)
-            return (
-                PictureInfo(
-                    pictureOrderCount: counts.pictureOrderCount, startsSequence: counts.startsSequence,
-                    isOutput: counts.isOutput), false
-            )
+            var info = PictureInfo(
+                pictureOrderCount: counts.pictureOrderCount, startsSequence: counts.startsSequence,
+                isOutput: counts.isOutput)
+            info.isSkipped = counts.isSkippedLeadingPicture
+            info.discardsPriorPictures = counts.discardsPriorPictures
+            return (info, false)
         default:
             return (PictureInfo(pictureOrderCount: pictureNumber, startsSequence: false, isOutput: true), false)
         }

@@ -40,14 +40,7 @@ struct H264PictureOrderCounter {
             let lastMsb = isIDR ? 0 : previousMsb
             let lastLsb = isIDR ? 0 : previousLsb
             let lsb = header.picOrderCntLsb
-            let msb: Int
-            if lsb < lastLsb && lastLsb - lsb >= maxLsb / 2 {
-                msb = lastMsb + maxLsb
-            } else if lsb > lastLsb && lsb - lastLsb > maxLsb / 2 {
-                msb = lastMsb - maxLsb
-            } else {
-                msb = lastMsb
-            }
+            let msb = PictureOrderCount.msb(lsb: lsb, previousLsb: lastLsb, previousMsb: lastMsb, maxLsb: maxLsb)
             top = msb + lsb
             bottom = header.fieldPicFlag ? msb + lsb : top + header.deltaPicOrderCntBottom
             if isReference {

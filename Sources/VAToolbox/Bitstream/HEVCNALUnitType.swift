@@ -53,6 +53,21 @@ public struct HEVCNALUnitType: RawRepresentable, Sendable, Hashable, CustomStrin
     /// Whether the unit is an IDR picture (19, 20).
     public var isIDR: Bool { rawValue == 19 || rawValue == 20 }
 
+    /// Whether the unit is a BLA picture (BLA_W_LP, BLA_W_RADL, BLA_N_LP: 16 to 18).
+    var isBLA: Bool { (16...18).contains(rawValue) }
+
+    /// Whether the unit is a CRA picture (21).
+    var isCRA: Bool { rawValue == 21 }
+
+    /// Whether the unit is a random access skipped leading picture (RASL_N, RASL_R: 8, 9).
+    var isRASL: Bool { rawValue == 8 || rawValue == 9 }
+
+    /// Whether the unit is a random access decodable leading picture (RADL_N, RADL_R: 6, 7).
+    var isRADL: Bool { rawValue == 6 || rawValue == 7 }
+
+    /// Whether the unit is a sub-layer non-reference picture (the even VCL types up to 14).
+    var isSubLayerNonReference: Bool { isVCL && !isReference }
+
     /// Whether a VCL unit belongs to a picture that other pictures of its sub-layer may reference.
     ///
     /// False for the sub-layer non-reference types TRAIL_N, TSA_N, STSA_N, RADL_N, RASL_N and

@@ -176,8 +176,13 @@ struct FrameContinuity: Sendable, Hashable {
     /// its random access point (an HEVC RASL picture).
     var isSkippedLeadingPicture = false
     /// Whether the sample shows no picture of its own (a hidden VP9 or AV1 frame alone in its
-    /// sample, decoded only as a reference): no picture for it is no loss.
+    /// sample, decoded only as a reference; an HEVC RASL picture that an end of sequence before
+    /// its CRA picture tells decoders to skip): no picture for it is no loss.
     var showsNoPicture = false
+    /// Whether decoders discard, without output, the pictures of the samples before this one
+    /// that they have not output yet (HEVC `NoOutputOfPriorPicsFlag`, clause C.5.2.2: a CRA
+    /// picture after an end of sequence): no picture for those samples is no loss.
+    var discardsPriorPictures = false
 }
 
 /// Follows a stream's reference pictures to notice a lost one, for codecs whose libavcodec

@@ -240,6 +240,10 @@ final class SessionDecoder: @unchecked Sendable {
         let continuity = references.follow(job.sample)
         let afterFault = failover.follow(isSync: job.sample.isSync)
         shared.withLock { state in
+            // The samples before this one whose pictures have not come out yet never will.
+            if continuity.discardsPriorPictures {
+                for token in state.pending.keys where token < job.token { state.pending[token]?.showsNoPicture = true }
+            }
             guard var pending = state.pending[job.token] else { return }
             if let missing = continuity.missingReference { pending.missingReference = missing }
             pending.isFieldPicture = continuity.isFieldPicture

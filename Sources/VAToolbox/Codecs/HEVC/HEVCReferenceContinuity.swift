@@ -7,37 +7,52 @@
 /// there up to the next IRAP picture may be wrong. The DPB is followed as the clause does: after
 /// each picture it keeps the pictures the picture's set names, plus the picture itself.
 ///
-/// RASL pictures of an IRAP picture that starts decoding (`NoRaslOutputFlag`) are neither checked
-/// nor kept: their references precede the IRAP picture, and decoders skip them.
+/// Picture order counts, and where decoding starts afresh (`NoRaslOutputFlag`, an end of
+/// sequence included), come from ``HEVCPictureOrderCounter``, the derivation the time stamper
+/// uses. RASL pictures of an IRAP picture with `NoRaslOutputFlag` 1 are neither checked nor kept:
+/// their references precede the IRAP picture, and decoders skip them.
 struct HEVCReferenceContinuity: ReferenceTracker {
     private var sequenceParameterSets: [Int: HEVCSequenceParameterSet] = [:]
     private var pictureParameterSets: [Int: HEVCPictureParameterSet] = [:]
     /// POCs of the pictures in the decoded picture buffer.
     private var decodedPictures: Set<Int> = []
-    /// `prevTid0Pic`'s POC (clause 8.3.1).
-    private var previousTid0POC: Int?
-    /// Whether the last IRAP picture had `NoRaslOutputFlag` (its RASL pictures are skipped).
-    private var skipsRASL = true
+    /// The picture order counts, and the decoder's view of each picture (clause 8.3.1).
+    private var counter = HEVCPictureOrderCounter()
     /// Whether pictures are being decoded without a reference they need.
     private(set) var isDamaged = false
-    /// Whether the last picture followed was a RASL picture that decoders skip (its IRAP picture
-    /// started decoding, so its references are not there).
-    private(set) var lastWasSkippedLeadingPicture = false
+    /// What the last picture followed is to a decoder, beyond its references; nil when its
+    /// slice segment header could not be read.
+    private(set) var lastPicture: HEVCPictureOrderCounter.Picture?
 
     /// Learns the parameter sets of a format description.
     mutating func learn(_ format: VideoFormatDescription) {
         for unit in format.parameterSetNALUnits { learn(unit) }
     }
 
-    /// Follows one sample: its parameter sets, then its first slice segment.
+    /// Follows one sample: its parameter sets, its first slice segment, and an end of sequence
+    /// before or after that slice (clause 7.4.2.4.4 puts it last in its access unit).
     mutating func follow(_ sample: SampleBuffer) -> FrameContinuity {
-        let units = sample.nalUnits
-        for unit in units where unit.isParameterSet { learn(unit) }
-        let damaged = units.first(where: \.isVCL).map { follow($0) } ?? isDamaged
+        lastPicture = nil
+        var damaged = isDamaged
+        var followedSlice = false
+        for unit in sample.nalUnits {
+            if unit.isParameterSet {
+                learn(unit)
+            } else if unit.hevcType == .endOfSequence {
+                counter.noteEndOfSequence()
+            } else if unit.isVCL && !followedSlice {
+                followedSlice = true
+                damaged = follow(unit)
+            }
+        }
+        let skipped = lastPicture?.isSkippedLeadingPicture ?? false
+        let intended = lastPicture?.followsEndOfSequence ?? false
         return FrameContinuity(
             missingReference: damaged
                 ? "a reference picture this frame depends on is missing (not in the decoded picture buffer)" : nil,
-            isSkippedLeadingPicture: lastWasSkippedLeadingPicture)
+            isSkippedLeadingPicture: skipped && !intended,
+            showsNoPicture: skipped && intended,
+            discardsPriorPictures: lastPicture?.discardsPriorPictures ?? false)
     }
 
     /// Learns a parameter set NAL unit (a PPS after the SPS it refers to).
@@ -62,31 +77,22 @@ struct HEVCReferenceContinuity: ReferenceTracker {
     /// Follows one picture's first slice segment; returns true when the picture may be wrong for
     /// want of a reference.
     mutating func follow(_ slice: NALUnit) -> Bool {
-        lastWasSkippedLeadingPicture = false
-        guard let type = slice.hevcType,
-            let first = try? HEVCSliceSegmentHeader(slice),
+        guard let first = try? HEVCSliceSegmentHeader(slice),
             let pps = pictureParameterSets[first.slicePicParameterSetId],
             let sps = sequenceParameterSets[pps.ppsSeqParameterSetId],
             let header = try? HEVCSliceSegmentHeader(slice, pps: pps, sps: sps, readingReferencePictureSets: true),
             let lsb = header.slicePicOrderCntLsb
         else { return isDamaged }
-        let maxLSB = 1 << (sps.log2MaxPicOrderCntLsbMinus4 + 4)
-        let isRASL = type.rawValue == 8 || type.rawValue == 9
-        // NoRaslOutputFlag: IDR and BLA always; a CRA when it starts the stream (or follows a
-        // reset), which `decodedPictures` being empty stands for here.
-        let isBLA = (16...18).contains(type.rawValue)
-        let startsDecoding = type.isIRAP && (type.isIDR || isBLA || decodedPictures.isEmpty)
-        if type.isIRAP {
-            isDamaged = false
-            skipsRASL = startsDecoding
-        }
-        if isRASL && skipsRASL {
-            lastWasSkippedLeadingPicture = true
-            return false
-        }
+        let picture = counter.next(header, sps: sps, temporalId: slice.temporalId)
+        lastPicture = picture
+        if header.isIRAP { isDamaged = false }
+        if picture.isSkippedLeadingPicture { return false }
 
-        let poc = pictureOrderCount(lsb: lsb, maxLSB: maxLSB, startsDecoding: startsDecoding)
-        if startsDecoding { decodedPictures.removeAll() }
+        let maxLSB = 1 << (sps.log2MaxPicOrderCntLsbMinus4 + 4)
+        let poc = picture.pictureOrderCount
+        // Clause 8.3.2: an IRAP picture with NoRaslOutputFlag 1 marks every picture in the DPB
+        // unused for reference.
+        if picture.startsSequence { decodedPictures.removeAll() }
         var kept: Set<Int> = []
         var missing = false
         if let set = header.shortTermRefPicSet {
@@ -114,34 +120,13 @@ struct HEVCReferenceContinuity: ReferenceTracker {
         }
         if missing { isDamaged = true }
         decodedPictures = kept.union([poc])
-        let isSubLayerNonReference = type.rawValue <= 14 && type.rawValue % 2 == 0
-        if slice.temporalId == 0 && !isRASL && !(type.rawValue == 6 || type.rawValue == 7) && !isSubLayerNonReference {
-            previousTid0POC = poc
-        }
         return isDamaged
     }
 
     /// Forgets the reference state (after a drain, decoding restarts at a sync sample).
     mutating func reset() {
         decodedPictures.removeAll()
-        previousTid0POC = nil
-        skipsRASL = true
+        counter.reset()
         isDamaged = false
-    }
-
-    /// `PicOrderCntVal` (clause 8.3.1).
-    private func pictureOrderCount(lsb: Int, maxLSB: Int, startsDecoding: Bool) -> Int {
-        guard !startsDecoding, let previous = previousTid0POC else { return lsb }
-        let previousLSB = ((previous % maxLSB) + maxLSB) % maxLSB
-        let previousMSB = previous - previousLSB
-        let msb: Int
-        if lsb < previousLSB && previousLSB - lsb >= maxLSB / 2 {
-            msb = previousMSB + maxLSB
-        } else if lsb > previousLSB && lsb - previousLSB > maxLSB / 2 {
-            msb = previousMSB - maxLSB
-        } else {
-            msb = previousMSB
-        }
-        return msb + lsb
     }
 }
