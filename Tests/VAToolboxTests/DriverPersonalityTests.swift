@@ -53,6 +53,7 @@ extension VATestDriverTests {
             #expect(device.quirks.reportsDecodeErrorsAtSync == (personality == nil || personality == "ihd"))
             #expect(device.quirks.renderTargetLimit == (personality == "nvidia" ? 32 : nil))
             #expect(device.quirks.exportsComposedLayers == (personality != "nvidia"))
+            #expect(device.quirks.exportsInterlacedSurfaces == (personality != "mesa"))
         }
 
         /// nvidia-vaapi-driver needs `NVD_BACKEND=direct` on current NVIDIA drivers: set when the

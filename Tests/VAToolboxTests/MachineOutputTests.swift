@@ -113,6 +113,9 @@ struct MachineOutputTests {
             #expect(json["duration"] is NSNull)
         }
         let frames = try #require(Self.ffprobeValue(stream["nb_read_frames"]).flatMap { Int($0) })
-        #expect(json["frame_count"] as? Int == frames)
+        // hevc-end-of-sequence.265: `frame_count` counts its 75 access units, ffprobe the 70
+        // pictures libavcodec outputs (3 RASL skipped after the end of sequence, 2 dropped at it).
+        let unshown = file == "hevc-end-of-sequence.265" ? 5 : 0
+        #expect(json["frame_count"] as? Int == frames + unshown)
     }
 }

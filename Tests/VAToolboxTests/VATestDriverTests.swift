@@ -522,7 +522,6 @@ import Testing
         ("hevc-slices.265", VAProfileHEVCMain, false),
         ("h264-open-gop.264", VAProfileH264High, false),
         ("hevc-open-gop.265", VAProfileHEVCMain, false),
-        ("hevc-end-of-sequence.265", VAProfileHEVCMain, false),
     ].map { HardwareFixture(name: $0.0, profile: $0.1.rawValue, tenBit: $0.2) }
 
     /// Annex B fixtures the test leaves out, and why.
@@ -533,6 +532,9 @@ import Testing
             "corrupt: which slices libavcodec forwards depends on where its parsing fails, not on the driver",
         "h264-bitflip.264":
             "corrupt: which slices libavcodec forwards depends on where its parsing fails, not on the driver",
+        "hevc-end-of-sequence.265":
+            "5 of its 75 pictures are never output (RASL after an end of sequence, and 2 dropped at it), which "
+            + "these one-picture-per-access-unit checks cannot express; the real-pixel tests run it on the driver",
     ]
 
     @Test func everyAnnexBFixtureIsCheckedOrSkippedWithAReason() {

@@ -62,10 +62,8 @@ final class VAAPIBackend: DecoderBackend {
     /// each picture as libavcodec returns it.
     let synchronisationDepth: Int
 
-    /// Pictures that may wait for the GPU outside real-time mode: the depth of a GPU's queue
-    /// (the test driver's `VATB_QUEUE_DEPTH` default), so that the oldest is normally finished by
-    /// the time it must go out.
-    static let defaultSynchronisationDepth = 4
+    /// Pictures that may wait for the GPU outside real-time mode (``SurfacePool``'s default).
+    static let defaultSynchronisationDepth = SurfacePool.defaultSynchronisationDepth
 
     /// Opens libavcodec with the VA-API hwaccel on `device`.
     ///

@@ -17,7 +17,7 @@ enum DecoderSelection {
 
     /// Pictures the application may hold beyond what libavcodec needs, when the attributes ask
     /// for no more: the surface pool has this many spare surfaces.
-    static let defaultHeldSurfaces = 4
+    static let defaultHeldSurfaces = SurfacePool.defaultHeldSurfaces
 
     /// The specification with the user's environment applied: `VATOOLBOX_HWACCEL`
     /// (``EnvironmentVariable/hardwareAcceleration``) changes the default

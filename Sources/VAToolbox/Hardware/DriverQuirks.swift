@@ -58,33 +58,69 @@ public struct DriverQuirks: Sendable, Hashable, CustomStringConvertible {
     /// Whether the driver exports a surface as one composed layer; nvidia exports separate
     /// layers only (`nvExportSurfaceHandle`).
     public let exportsComposedLayers: Bool
+    /// Whether the driver exports a surface that holds field pictures; Mesa refuses
+    /// (`src/gallium/frontends/va/surface.c` `vlVaExportSurfaceHandle`: interlaced buffers fail
+    /// with `VA_STATUS_ERROR_INVALID_SURFACE`).
+    public let exportsInterlacedSurfaces: Bool
 
-    /// The quirks of the driver whose vendor string (`vaQueryVendorString`) is `vendor`.
+    /// The quirks of the driver whose vendor string (`vaQueryVendorString`) is `vendor`: the
+    /// first row of ``table`` whose prefix it starts with, else ``Driver/other``'s.
     public init(vendor: String) {
-        let driver: Driver
-        if vendor.hasPrefix("Intel iHD driver") {
-            driver = .intelIHD
-        } else if vendor.hasPrefix("Intel i965 driver") {
-            driver = .intelI965
-        } else if vendor.hasPrefix("Mesa Gallium driver") {
-            driver = .mesa
-        } else if vendor.hasPrefix("VA-API NVDEC driver") {
-            driver = .nvidia
-        } else {
-            driver = .other
-        }
-        self.driver = driver
-        readBack = driver == .intelIHD ? .deriveImage : .getImage
-        reportsDecodeErrorsAtSync = driver == .intelIHD || driver == .other
-        renderTargetLimit = driver == .nvidia ? 32 : nil
-        exportsComposedLayers = driver != .nvidia
+        self = Self.table.first { vendor.hasPrefix($0.vendorPrefix) }?.quirks ?? Self.unknown
     }
+
+    private init(
+        _ driver: Driver, _ readBack: ReadBack, decodeErrorsAtSync: Bool, renderTargetLimit: Int?,
+        composedExport: Bool, interlacedExport: Bool
+    ) {
+        self.driver = driver
+        self.readBack = readBack
+        reportsDecodeErrorsAtSync = decodeErrorsAtSync
+        self.renderTargetLimit = renderTargetLimit
+        exportsComposedLayers = composedExport
+        exportsInterlacedSurfaces = interlacedExport
+    }
+
+    /// One row per driver, keyed on its vendor string's prefix, as FFmpeg's
+    /// `vaapi_driver_quirks_table[]` is; each field's source is in the field's documentation.
+    static let table: [(vendorPrefix: String, quirks: DriverQuirks)] = [
+        (
+            "Intel iHD driver",
+            DriverQuirks(
+                .intelIHD, .deriveImage, decodeErrorsAtSync: true, renderTargetLimit: nil, composedExport: true,
+                interlacedExport: true)
+        ),
+        (
+            "Intel i965 driver",
+            DriverQuirks(
+                .intelI965, .getImage, decodeErrorsAtSync: false, renderTargetLimit: nil, composedExport: true,
+                interlacedExport: true)
+        ),
+        (
+            "Mesa Gallium driver",
+            DriverQuirks(
+                .mesa, .getImage, decodeErrorsAtSync: false, renderTargetLimit: nil, composedExport: true,
+                interlacedExport: false)
+        ),
+        (
+            "VA-API NVDEC driver",
+            DriverQuirks(
+                .nvidia, .getImage, decodeErrorsAtSync: false, renderTargetLimit: 32, composedExport: false,
+                interlacedExport: true)
+        ),
+    ]
+
+    /// Any other driver: read back with `vaGetImage`, and synchronised before hand-out as iHD is,
+    /// in case it reports decode errors there.
+    static let unknown = DriverQuirks(
+        .other, .getImage, decodeErrorsAtSync: true, renderTargetLimit: nil, composedExport: true,
+        interlacedExport: true)
 
     /// How a decoder's surface pool is sized on this driver (`SurfacePool`), in words:
     /// `"libavcodec's reference surfaces + the stream's reorder depth + 4 spares (+ minimumBufferCount),
     /// at most 32"`.
     public var surfacePoolRule: String {
-        "libavcodec's reference surfaces + the stream's reorder depth + \(DecoderSelection.defaultHeldSurfaces) "
+        "libavcodec's reference surfaces + the stream's reorder depth + \(SurfacePool.defaultHeldSurfaces) "
             + "spares (+ minimumBufferCount)" + (renderTargetLimit.map { ", at most \($0)" } ?? "")
     }
 
@@ -93,7 +129,7 @@ public struct DriverQuirks: Sendable, Hashable, CustomStringConvertible {
     public var description: String {
         let sync =
             reportsDecodeErrorsAtSync
-            ? "sync before hand-out, up to \(VAAPIBackend.defaultSynchronisationDepth) pictures behind the GPU "
+            ? "sync before hand-out, up to \(SurfacePool.defaultSynchronisationDepth) pictures behind the GPU "
                 + "(the driver reports decode errors there)"
             : "sync at lock/export only (the driver reports no decode errors)"
         let limit = renderTargetLimit.map { "at most \($0) surfaces per decoder" } ?? "no surface limit"

@@ -21,11 +21,10 @@ extension DMABufDescriptor {
             display, surface, CVAAPI_MEM_TYPE_DRM_PRIME_2,
             separateLayers ? CVAAPI_EXPORT_READ_SEPARATE : CVAAPI_EXPORT_READ_COMPOSED, &prime)
         if status != CVAAPI_STATUS_SUCCESS {
-            // Mesa refuses to export a surface that holds field pictures
-            // (src/gallium/frontends/va/surface.c vlVaExportSurfaceHandle).
             let interlaced =
-                quirks.driver == .mesa && status == VA_STATUS_ERROR_INVALID_SURFACE
-                ? " (Mesa does not export interlaced surfaces: lock the pixel buffer to read it instead)" : ""
+                !quirks.exportsInterlacedSurfaces && status == VA_STATUS_ERROR_INVALID_SURFACE
+                ? " (the \(quirks.driver.rawValue) driver does not export interlaced surfaces: lock the pixel "
+                    + "buffer to read it instead)" : ""
             throw VAStatusCheck.error(
                 status, "vaExportSurfaceHandle", as: .pixelTransferNotSupported,
                 "the VA driver cannot export the surface as a DMA-BUF" + interlaced)

@@ -9,6 +9,14 @@
 /// and that is too many, the pool is what the stream itself needs (its `refs`, the reorder depth
 /// and the picture being decoded) plus as many spares as the limit leaves.
 struct SurfacePool: Sendable, Hashable, CustomStringConvertible {
+    /// Pictures the application may hold beyond what libavcodec needs, when the attributes ask
+    /// for no more: the pool has this many spare surfaces.
+    static let defaultHeldSurfaces = 4
+    /// Pictures that may wait for the GPU outside real-time mode: the depth of a GPU's queue
+    /// (the test driver's `VATB_QUEUE_DEPTH` default), so that the oldest is normally finished by
+    /// the time it must go out; their surfaces are added to the pool.
+    static let defaultSynchronisationDepth = 4
+
     /// The surfaces in the pool.
     let size: Int
     /// The surfaces beyond libavcodec's needs: the pictures the application may hold.
