@@ -75,6 +75,24 @@ protocol CodecSupport: Sendable {
     /// libavcodec decoder asks again on every size change (H.264, HEVC, VP9, MPEG-2), and for
     /// samples that start no new size.
     func hardwareSurfaceSize(startedBy data: [UInt8]) -> VideoDimensions?
+    /// The in-band parameter-set rules of a container whose configuration record lacks some of
+    /// the stream's parameter sets (an `avcC` without SPS/PPS): nil for codecs whose records are
+    /// always complete or that configure themselves in band.
+    var inBandParameterSets: (any InBandParameterSetRules)? { get }
+}
+
+/// How a file reader describes a stream whose configuration record lacks parameter sets: it reads
+/// packets until their parameter sets, with the record's, describe the stream.
+protocol InBandParameterSetRules: Sendable {
+    /// The record's name, for messages (`"avcC"`).
+    var recordName: String { get }
+    /// The NAL unit length size of a record that lacks some parameter sets; nil for a complete
+    /// record, or one that is not this codec's (Annex B extradata).
+    func lengthSizeOfIncompleteRecord(_ record: [UInt8]) -> Int?
+    /// The parameter sets a record carries (some, not all of them).
+    func parameterSets(inRecord record: [UInt8]) -> [[UInt8]]
+    /// A description from parameter sets, once there is every kind the codec needs; nil before.
+    func formatDescription(parameterSets: [[UInt8]], nalUnitHeaderLength: Int) -> VideoFormatDescription?
 }
 
 extension CodecSupport {
@@ -130,6 +148,8 @@ extension CodecSupport {
     func inBandConfiguration(for sample: SampleBuffer) -> [UInt8] { [] }
 
     func hardwareSurfaceSize(startedBy data: [UInt8]) -> VideoDimensions? { nil }
+
+    var inBandParameterSets: (any InBandParameterSetRules)? { nil }
 
     func hardwareDecodeRefusal(for format: VideoFormatDescription) -> VTError? { nil }
 

@@ -175,8 +175,8 @@ public final class MediaFileReader {
         self.input = input
         self.log = log
         self.packetBuffer = packetBuffer
-        let missingParameterSets = Self.lengthSizeOfRecordWithoutParameterSets(
-            parameters.configurationRecord, codec: support.codecType)
+        let missingParameterSets = support.inBandParameterSets?.lengthSizeOfIncompleteRecord(
+            parameters.configurationRecord)
         let described = missingParameterSets == nil ? try support.formatDescription(container: parameters) : nil
         formatDescription = described ?? Self.placeholder
         current = formatDescription
@@ -518,35 +518,17 @@ public final class MediaFileReader {
 
     // MARK: - In-band parameter sets
 
-    /// The NAL unit length size of an `avcC` without an SPS or PPS, or an `hvcC` without a VPS,
-    /// SPS or PPS; nil for a complete record, or none.
-    private static func lengthSizeOfRecordWithoutParameterSets(_ record: [UInt8], codec: VideoCodecType) -> Int? {
-        guard record.first == 1 else { return nil }
-        switch codec {
-        case .h264:
-            guard let avcC = try? AVCDecoderConfigurationRecord(bytes: record) else { return nil }
-            let complete = !avcC.sequenceParameterSets.isEmpty && !avcC.pictureParameterSets.isEmpty
-            return complete ? nil : avcC.nalUnitLengthSize
-        case .hevc:
-            guard let hvcC = try? HEVCDecoderConfigurationRecord(bytes: record) else { return nil }
-            let complete = [HEVCNALUnitType.videoParameterSet, .sequenceParameterSet, .pictureParameterSet]
-                .allSatisfy { !hvcC.nalUnits(ofType: $0).isEmpty }
-            return complete ? nil : hvcC.nalUnitHeaderLength
-        default:
-            return nil
-        }
-    }
-
     /// Reads packets until their parameter sets, with the record's, describe the stream; the
     /// packets read come out as the first samples.
     private func describeFromInBandParameterSets(lengthSize: Int) throws(VTError) -> VideoFormatDescription {
+        guard let rules = support.inBandParameterSets else { return Self.placeholder }
         var held: [(data: [UInt8], number: Int, timing: SampleTimingInfo, attachments: SampleAttachments)] = []
-        var found: [[UInt8]] = Self.recordParameterSets(parameters.configurationRecord, codec: codecType)
+        var found: [[UInt8]] = rules.parameterSets(inRecord: parameters.configurationRecord)
         var described: VideoFormatDescription?
         while described == nil {
             guard held.count < Self.heldPacketLimit, try readPacket() else {
                 throw VTError.formatDescriptionInvalidParameter.with(
-                    "the \(codecType == .h264 ? "avcC" : "hvcC") record of \(path) lacks parameter sets, and "
+                    "the \(rules.recordName) record of \(path) lacks parameter sets, and "
                         + "the first \(held.count) samples carry none")
             }
             defer { av_packet_unref(packet) }
@@ -561,7 +543,7 @@ public final class MediaFileReader {
             for unit in units where unit.isParameterSet && !found.contains(Array(unit.bytes)) {
                 found.append(Array(unit.bytes))
             }
-            described = Self.description(from: found, codec: codecType, lengthSize: lengthSize)
+            described = rules.formatDescription(parameterSets: found, nalUnitHeaderLength: lengthSize)
         }
         guard let described else { return Self.placeholder }
         current = described
@@ -571,38 +553,6 @@ public final class MediaFileReader {
             queue(made, corrupt: false)
         }
         return described
-    }
-
-    /// The parameter sets a record carries (some, not all of them).
-    private static func recordParameterSets(_ record: [UInt8], codec: VideoCodecType) -> [[UInt8]] {
-        if codec == .h264, let avcC = try? AVCDecoderConfigurationRecord(bytes: record) {
-            return avcC.sequenceParameterSets + avcC.pictureParameterSets
-        }
-        if codec == .hevc, let hvcC = try? HEVCDecoderConfigurationRecord(bytes: record) {
-            return [HEVCNALUnitType.videoParameterSet, .sequenceParameterSet, .pictureParameterSet]
-                .flatMap { hvcC.nalUnits(ofType: $0) }
-        }
-        return []
-    }
-
-    /// A description from parameter sets, once there is every kind the codec needs.
-    private static func description(
-        from parameterSets: [[UInt8]], codec: VideoCodecType, lengthSize: Int
-    ) -> VideoFormatDescription? {
-        let units = parameterSets.compactMap { try? NALUnit($0[...], codec: codec) }
-        switch codec {
-        case .h264:
-            guard units.contains(where: { $0.h264Type == .sequenceParameterSet }),
-                units.contains(where: { $0.h264Type == .pictureParameterSet })
-            else { return nil }
-            return try? VideoFormatDescription(h264ParameterSets: parameterSets, nalUnitHeaderLength: lengthSize)
-        case .hevc:
-            let needed: [HEVCNALUnitType] = [.videoParameterSet, .sequenceParameterSet, .pictureParameterSet]
-            guard needed.allSatisfy({ type in units.contains { $0.hevcType == type } }) else { return nil }
-            return try? VideoFormatDescription(hevcParameterSets: parameterSets, nalUnitHeaderLength: lengthSize)
-        default:
-            return nil
-        }
     }
 
     // MARK: - Packets

@@ -4,6 +4,7 @@ struct H264CodecSupport: NALUnitCodecSupport {
     let codecType = VideoCodecType.h264
     let displayName = "H.264"
     let ffmpegName = "h264"
+    var inBandParameterSets: (any InBandParameterSetRules)? { H264InBandParameterSets() }
 
     /// libavcodec decodes every H.264 profile; VAToolbox hands out up to 10 bits.
     func checkSoftwareDecodable(_ format: VideoFormatDescription) throws(VTError) {

@@ -4,6 +4,7 @@ struct HEVCCodecSupport: NALUnitCodecSupport {
     let codecType = VideoCodecType.hevc
     let displayName = "HEVC"
     let ffmpegName = "hevc"
+    var inBandParameterSets: (any InBandParameterSetRules)? { HEVCInBandParameterSets() }
 
     /// `general_profile_idc` values libavcodec 5.1 decodes: none stated (0, decoded from the
     /// SPS alone, as libavcodec does), Main, Main 10, Main Still Picture and the format range
