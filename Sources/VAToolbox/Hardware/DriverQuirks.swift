@@ -64,7 +64,7 @@ public struct DriverQuirks: Sendable, Hashable, CustomStringConvertible {
     public let exportsInterlacedSurfaces: Bool
 
     /// The quirks of the driver whose vendor string (`vaQueryVendorString`) is `vendor`: the
-    /// first row of ``table`` whose prefix it starts with, else ``Driver/other``'s.
+    /// first row of the driver table whose vendor prefix it starts with, else ``Driver/other``'s.
     public init(vendor: String) {
         self = Self.table.first { vendor.hasPrefix($0.vendorPrefix) }?.quirks ?? Self.unknown
     }
