@@ -53,7 +53,7 @@ extension VATestDriverTests {
             let samples = try file.samples()
             let software = try Sessions.softwareOutputs(samples)
             do {
-                let outputs = Sessions.Outputs()
+                let outputs = Outputs()
                 let session = try Sessions.session(
                     samples[0].formatDescription, faults: personality.map { ["VATB_PERSONALITY": $0] } ?? [:],
                     attributes: ImageBufferAttributes(minimumBufferCount: samples.count), outputs: outputs)
@@ -98,7 +98,7 @@ extension VATestDriverTests {
         @Test func aProfileTheGPULacksGoesToTheCPUWithTheReason() throws {
             let file = try #require(CodecFile.fixtures.first { $0.name == "vp9-profile1-444.ivf" })
             let samples = try file.samples()
-            let outputs = Sessions.Outputs()
+            let outputs = Outputs()
             let session = try Sessions.session(samples[0].formatDescription, acceleration: .preferred, outputs: outputs)
             #expect(!session.usingHardwareAcceleratedVideoDecoder)
             #expect(session.hardwareUnavailableReason?.contains("VP9") == true)
@@ -106,7 +106,7 @@ extension VATestDriverTests {
             let oracle = try FrameMD5Oracle(contentsOf: file.url.appendingPathExtension("framemd5")).frames
             #expect(outputs.all.compactMap(\.imageBuffer?.md5) == oracle.map(\.md5))
             do {
-                _ = try Sessions.session(samples[0].formatDescription, outputs: Sessions.Outputs())
+                _ = try Sessions.session(samples[0].formatDescription, outputs: Outputs())
                 Issue.record("a 4:4:4 VP9 stream was accepted on the GPU")
             } catch let error as VTError {
                 #expect(error == .couldNotFindVideoDecoder)
@@ -130,7 +130,7 @@ extension VATestDriverTests {
                     data: $0.data, formatDescription: small, timing: $0.timing, attachments: $0.attachments)
             }
             let oracle = try FrameMD5Oracle(contentsOf: file.url.appendingPathExtension("framemd5")).frames
-            let outputs = Sessions.Outputs()
+            let outputs = Outputs()
             let session = try Sessions.session(
                 small, acceleration: .preferred,
                 faults: Sessions.personality(personality).merging(["VATB_MAX_SIZE": "200x200"]) { $1 },
@@ -166,7 +166,7 @@ extension VATestDriverTests {
             let samples = try file.samples()
             let before = try Sessions.liveObjects()
             do {
-                let outputs = Sessions.Outputs()
+                let outputs = Outputs()
                 let session = try Sessions.session(
                     samples[0].formatDescription,
                     faults: Sessions.personality(personality).merging(["VATB_FAIL_END_PICTURE": "3"]) { $1 },
@@ -195,7 +195,7 @@ extension VATestDriverTests {
             let samples = try MediaFileReader(path: url.path).readAllSamples()
             let before = try Sessions.liveObjects()
             do {
-                let outputs = Sessions.Outputs()
+                let outputs = Outputs()
                 let session = try Sessions.session(
                     samples[0].formatDescription, faults: Sessions.personality(personality),
                     attributes: ImageBufferAttributes(minimumBufferCount: samples.count), outputs: outputs)
@@ -227,7 +227,7 @@ extension VATestDriverTests {
                 let mutated = try file.mutatedSamples(using: &generator)
                 guard !mutated.isEmpty else { continue }
                 do {
-                    let outputs = Sessions.Outputs()
+                    let outputs = Outputs()
                     let session = try Sessions.session(
                         mutated[0].formatDescription, acceleration: acceleration,
                         faults: Sessions.personality(personality), outputs: outputs)

@@ -86,13 +86,6 @@ struct CodecFile: Sendable, CustomTestStringConvertible, Hashable {
     }
 }
 
-/// Outputs collected from an output handler, in the order they came.
-final class CollectedOutputs: Sendable {
-    private let list = Mutex<[DecompressionOutput]>([])
-    var handler: DecompressionSession.OutputHandler { { output in self.list.withLock { $0.append(output) } } }
-    var all: [DecompressionOutput] { list.withLock { $0 } }
-}
-
 /// AV1, VP9, VP8 and MPEG-2 through the session on the CPU, against ffmpeg's and cros-codecs'
 /// checksums, with the codec-specific rules of format descriptions and samples.
 @Suite struct CodecSessionTests {
@@ -100,7 +93,7 @@ final class CollectedOutputs: Sendable {
     static func decode(
         _ samples: [SampleBuffer], attributes: ImageBufferAttributes? = nil, threads: Int = 2
     ) throws -> [DecompressionOutput] {
-        let outputs = CollectedOutputs()
+        let outputs = Outputs()
         let session = try DecompressionSession(
             formatDescription: samples[0].formatDescription,
             decoderSpecification: DecoderSpecification(hardwareAcceleration: .disabled, threadCount: threads),

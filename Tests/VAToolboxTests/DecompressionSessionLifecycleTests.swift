@@ -32,7 +32,7 @@ import Testing
         let oracle = try Self.oracle(stream)
         try #require(samples.count == oracle.count)
 
-        let collector = OutputCollector()
+        let collector = Outputs()
         let session = try DecompressionSession(
             formatDescription: samples[0].formatDescription, outputHandler: collector.handler)
         let flags: DecodeFrameFlags = asynchronous ? [.enableAsynchronousDecompression] : []
@@ -42,7 +42,7 @@ import Testing
         }
         if !asynchronous {
             // Synchronous calls hand out what is ready without waiting for finishDelayedFrames.
-            let early = collector.outputs.count
+            let early = collector.all.count
             #expect(early > 0)
             #expect(early + session.framesInFlight == samples.count)
         }
@@ -51,7 +51,7 @@ import Testing
         #expect(session.framesInFlight == 0)
         session.invalidate()
 
-        let outputs = collector.outputs
+        let outputs = collector.all
         #expect(outputs.count == samples.count)
         #expect(outputs.compactMap { $0.frameRefcon as? Int }.sorted() == Array(samples.indices))
         for output in outputs {
@@ -132,7 +132,7 @@ import Testing
     @Test func invalidateWithFramesQueuedGivesEachFrameOneOutputAndNoneAfterwards() throws {
         let samples = try Self.samples(Self.bpyramid)
         let oracle = try Self.oracle(Self.bpyramid)
-        let collector = OutputCollector()
+        let collector = Outputs()
         let session = try DecompressionSession(
             formatDescription: samples[0].formatDescription, outputHandler: collector.handler)
         session.maximumFramesInFlight = samples.count
@@ -143,7 +143,7 @@ import Testing
         collector.close()
         Thread.sleep(forTimeInterval: 0.05)  // time for a stray late call to happen
 
-        let outputs = collector.outputs
+        let outputs = collector.all
         #expect(collector.lateCalls == 0)
         #expect(outputs.count == samples.count)
         #expect(outputs.compactMap { $0.frameRefcon as? Int }.sorted() == Array(samples.indices))
@@ -168,13 +168,13 @@ import Testing
         #expect(throws: VTError.invalidSession) { try session.finishDelayedFrames() }
         #expect(!session.canAcceptFormatDescription(samples[0].formatDescription))
         session.invalidate()
-        #expect(collector.outputs.count == samples.count)
+        #expect(collector.all.count == samples.count)
         #expect(collector.lateCalls == 0)
     }
 
     @Test func invalidateAfterFinishingCallsNothing() throws {
         let samples = Array(try Self.samples(Self.hevcMain).prefix(10))
-        let collector = OutputCollector()
+        let collector = Outputs()
         let session = try DecompressionSession(
             formatDescription: samples[0].formatDescription, outputHandler: collector.handler)
         for (index, sample) in samples.enumerated() { try session.decodeFrame(sample, frameRefcon: index) }
@@ -182,14 +182,14 @@ import Testing
         session.invalidate()
         collector.close()
         session.invalidate()
-        #expect(collector.outputs.count == samples.count)
-        #expect(collector.outputs.allSatisfy { $0.imageBuffer != nil && $0.status == nil })
+        #expect(collector.all.count == samples.count)
+        #expect(collector.all.allSatisfy { $0.imageBuffer != nil && $0.status == nil })
         #expect(collector.lateCalls == 0)
     }
 
     @Test func releasingASessionWithPendingFramesDoesNotCrash() throws {
         let samples = try Self.samples(Self.bpyramid)
-        let collector = OutputCollector()
+        let collector = Outputs()
         weak var released: DecompressionSession?
         do {
             let session = try DecompressionSession(
@@ -202,12 +202,12 @@ import Testing
         }
         // deinit invalidates: every accepted frame still gets its one output.
         let deadline = Date().addingTimeInterval(10)
-        while (released != nil || collector.outputs.count < samples.count) && Date() < deadline {
+        while (released != nil || collector.all.count < samples.count) && Date() < deadline {
             Thread.sleep(forTimeInterval: 0.01)
         }
         #expect(released == nil, "the session was never deallocated")
-        #expect(collector.outputs.count == samples.count)
-        #expect(collector.outputs.compactMap { $0.frameRefcon as? Int }.sorted() == Array(samples.indices))
+        #expect(collector.all.count == samples.count)
+        #expect(collector.all.compactMap { $0.frameRefcon as? Int }.sorted() == Array(samples.indices))
     }
 
     /// The session's methods may be called from inside the output handler; `invalidate()` there
@@ -217,7 +217,7 @@ import Testing
         let sessionBox = Locked<DecompressionSession?>(nil)
         let invalidateReturned = Locked(false)
         let lateCalls = Locked(0)
-        let collector = OutputCollector { output in
+        let collector = Outputs { output in
             if invalidateReturned.withLock({ $0 }) { lateCalls.withLock { $0 += 1 } }
             guard output.frameRefcon as? Int == 5 else { return }
             sessionBox.withLock { $0 }?.invalidate()
@@ -243,7 +243,7 @@ import Testing
 
         #expect(invalidateReturned.withLock { $0 })
         #expect(lateCalls.withLock { $0 } == 0)
-        let outputs = collector.outputs
+        let outputs = collector.all
         #expect(outputs.compactMap { $0.frameRefcon as? Int }.sorted() == Array(0..<accepted))
         for output in outputs where output.imageBuffer == nil {
             #expect(output.status == .invalidSession)
@@ -261,7 +261,7 @@ import Testing
         // Every third sample in decode order: the first IDR, reference P and B pictures among them.
         let hidden = Set(stride(from: 0, to: samples.count, by: 3))
         #expect(hidden.contains { !samples[$0].attachments.contains(.notDependedOnByOthers) })
-        let collector = OutputCollector()
+        let collector = Outputs()
         let session = try DecompressionSession(
             formatDescription: samples[0].formatDescription, outputHandler: collector.handler)
         for (index, sample) in samples.enumerated() {
@@ -271,7 +271,7 @@ import Testing
         try session.finishDelayedFrames()
         session.invalidate()
 
-        let outputs = collector.outputs
+        let outputs = collector.all
         try #require(outputs.count == samples.count)
         #expect(Set(outputs.filter { $0.imageBuffer == nil }.compactMap { $0.frameRefcon as? Int }) == hidden)
         for (position, output) in outputs.enumerated() {
@@ -350,7 +350,7 @@ import Testing
         #expect(second.dimensions == VideoDimensions(width: 176, height: 144))
         #expect(samples[24].nalUnits.contains { $0.isParameterSet } == keepsParameterSetsInSamples)
 
-        let collector = OutputCollector()
+        let collector = Outputs()
         let session = try DecompressionSession(
             formatDescription: samples[0].formatDescription, outputHandler: collector.handler)
         #expect(session.canAcceptFormatDescription(second))
@@ -362,7 +362,7 @@ import Testing
         #expect(session.formatDescription == second)
         session.invalidate()
 
-        let outputs = collector.outputs
+        let outputs = collector.all
         try #require(outputs.count == 48)
         for (position, output) in outputs.enumerated() {
             let size = position < 24 ? (320, 240) : (176, 144)
@@ -377,7 +377,7 @@ import Testing
     @Test func anotherCodecIsRefused() throws {
         let h264 = try Self.samples(Self.bpyramid)
         let hevc = try Self.samples(Self.hevcMain)
-        let collector = OutputCollector()
+        let collector = Outputs()
         let session = try DecompressionSession(
             formatDescription: h264[0].formatDescription, outputHandler: collector.handler)
         #expect(!session.canAcceptFormatDescription(hevc[0].formatDescription))
@@ -392,7 +392,7 @@ import Testing
         try session.waitForAsynchronousFrames()
         #expect(session.formatDescription == h264[0].formatDescription)
         session.invalidate()
-        #expect(collector.outputs.compactMap { $0.frameRefcon as? Int } == [1])
+        #expect(collector.all.compactMap { $0.frameRefcon as? Int } == [1])
     }
 
     // MARK: - Draining mid-stream
@@ -413,12 +413,12 @@ import Testing
         try #require(samples.count == 48)
         #expect(samples.indices.filter { samples[$0].isSync } == [0, nextSync])
 
-        let collector = OutputCollector()
+        let collector = Outputs()
         let session = try DecompressionSession(
             formatDescription: samples[0].formatDescription, outputHandler: collector.handler)
         for index in 0..<cut { try session.decodeFrame(samples[index], frameRefcon: index) }
         try session.finishDelayedFrames()
-        let drained = collector.outputs
+        let drained = collector.all
         #expect(drained.count == cut)
         #expect(session.framesInFlight == 0)
         #expect(drained.map { $0.imageBuffer.map(planarMD5) } == oracle.prefix(cut).map(\.md5))
@@ -430,7 +430,7 @@ import Testing
         try session.waitForAsynchronousFrames()
         session.invalidate()
 
-        let rest = Array(collector.outputs.dropFirst(cut))
+        let rest = Array(collector.all.dropFirst(cut))
         #expect(rest.count == samples.count - cut)
         #expect(rest.allSatisfy { $0.status == nil && $0.imageBuffer != nil })
         #expect(rest.map { $0.imageBuffer.map(planarMD5) } == oracle[cut...].map(\.md5))
@@ -491,9 +491,9 @@ import Testing
         let secondSync = try #require(samples.indices.dropFirst().first { samples[$0].isSync })
         // Drop the first P picture after the IDR (decode order 1): later pictures refer to it.
         let damaged = samples.enumerated().filter { $0.offset != 1 }.map(\.element)
-        let collector = OutputCollector()
+        let collector = Outputs()
         _ = try Self.decode(damaged, specification: DecoderSpecification(threadCount: 1), collector: collector)
-        let outputs = collector.outputs
+        let outputs = collector.all
         #expect(outputs.count == damaged.count)
         let beforeSync = outputs.filter { ($0.frameRefcon as? Int).map { $0 < secondSync - 1 } ?? false }
         #expect(beforeSync.contains { $0.status != nil || $0.imageBuffer == nil }, "no frame reported the loss")
@@ -587,14 +587,14 @@ import Testing
         // only the chroma is copied (interleaved; the luma plane is the decoder's).
         let samples = try Self.samples(Self.bpyramid)
         for (format, copiesChroma) in [(PixelFormat.yuv420Planar, false), (.nv12VideoRange, true)] {
-            let collector = OutputCollector()
+            let collector = Outputs()
             let session = try DecompressionSession(
                 formatDescription: samples[0].formatDescription,
                 imageBufferAttributes: ImageBufferAttributes(pixelFormat: format), outputHandler: collector.handler)
             for sample in samples.prefix(4) { try session.decodeFrame(sample) }
             try session.finishDelayedFrames()
             #expect(session.pixelBufferPool == nil, "\(format)")
-            let images = collector.outputs.compactMap(\.imageBuffer)
+            let images = collector.all.compactMap(\.imageBuffer)
             #expect(!images.isEmpty)
             for image in images {
                 let chroma = 2 * ((image.width + 1) / 2) * ((image.height + 1) / 2)
@@ -611,7 +611,7 @@ import Testing
     ])
     func nativePixelFormatIsWhatTheDecoderHandsOut(stream: String, expected: PixelFormat) throws {
         let samples = try Self.samples(stream)
-        let collector = OutputCollector()
+        let collector = Outputs()
         let session = try DecompressionSession(
             formatDescription: samples[0].formatDescription,
             decoderSpecification: DecoderSpecification(threadCount: 1), outputHandler: collector.handler)
@@ -619,7 +619,7 @@ import Testing
         try session.decodeFrame(samples[0], frameRefcon: 0)
         try session.finishDelayedFrames()
         session.invalidate()
-        let image = try #require(collector.outputs.first?.imageBuffer)
+        let image = try #require(collector.all.first?.imageBuffer)
         #expect(image.pixelFormat == expected)
         #expect(planarMD5(image) == (try Self.oracle(stream))[0].md5)
     }
@@ -635,7 +635,7 @@ import Testing
         let record = Locked(ZeroCopyRecord())
         // The handler writes to display frame 0 before the frames that reference it are
         // decoded: one decoding thread, no reordering in Baseline.
-        let collector = OutputCollector { output in
+        let collector = Outputs { output in
             guard let image = output.imageBuffer else { return }
             record.withLock { $0.copiedAtOutput.append(image.copiedByteCount) }
             guard output.frameRefcon as? Int == 0 else { return }
@@ -674,54 +674,6 @@ import Testing
 // MARK: - Support
 
 extension DecompressionSessionLifecycleTests {
-    /// Records every call of an output handler, and whether one came when it must not.
-    ///
-    /// A class because the handler is `@Sendable` and runs on the session's queue; the state
-    /// lives in a `Mutex`.
-    final class OutputCollector: Sendable {
-        private struct State {
-            var outputs: [DecompressionOutput] = []
-            var isClosed = false
-            var lateCalls = 0
-            var isInHandler = false
-            var overlappingCalls = 0
-        }
-
-        private let state = Mutex(State())
-        /// Runs inside the handler, for tests that act on a frame while the session waits.
-        private let inspect: (@Sendable (DecompressionOutput) -> Void)?
-
-        init(inspect: (@Sendable (DecompressionOutput) -> Void)? = nil) {
-            self.inspect = inspect
-        }
-
-        /// The handler to give the session.
-        var handler: DecompressionSession.OutputHandler { { output in self.record(output) } }
-
-        /// The outputs so far, in the order the handler received them.
-        var outputs: [DecompressionOutput] { state.withLock { $0.outputs } }
-        /// Calls that came after ``close()``.
-        var lateCalls: Int { state.withLock { $0.lateCalls } }
-        /// Calls that began while another was running.
-        var overlappingCalls: Int { state.withLock { $0.overlappingCalls } }
-
-        /// Marks the point after which the handler must not be called.
-        func close() { state.withLock { $0.isClosed = true } }
-
-        private func record(_ output: DecompressionOutput) {
-            state.withLock {
-                if $0.isInHandler { $0.overlappingCalls += 1 }
-                if $0.isClosed { $0.lateCalls += 1 }
-                $0.isInHandler = true
-            }
-            inspect?(output)
-            state.withLock {
-                $0.outputs.append(output)
-                $0.isInHandler = false
-            }
-        }
-    }
-
     /// A value behind a lock that `@Sendable` closures can share.
     final class Locked<Value: Sendable>: Sendable {
         private let mutex: Mutex<Value>
@@ -767,7 +719,7 @@ extension DecompressionSessionLifecycleTests {
     static func decode(
         _ samples: [SampleBuffer], flags: DecodeFrameFlags = [],
         specification: DecoderSpecification = DecoderSpecification(), attributes: ImageBufferAttributes? = nil,
-        collector: OutputCollector = OutputCollector()
+        collector: Outputs = Outputs()
     ) throws -> [DecompressionOutput] {
         let session = try DecompressionSession(
             formatDescription: samples[0].formatDescription, decoderSpecification: specification,
@@ -778,6 +730,6 @@ extension DecompressionSessionLifecycleTests {
         try session.finishDelayedFrames()
         try session.waitForAsynchronousFrames()
         session.invalidate()
-        return collector.outputs
+        return collector.all
     }
 }

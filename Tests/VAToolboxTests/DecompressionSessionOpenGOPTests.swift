@@ -14,7 +14,6 @@ import Testing
 /// after it, among its leading pictures, or in the middle of its GOP.
 @Suite struct DecompressionSessionOpenGOPTests {
     typealias Lifecycle = DecompressionSessionLifecycleTests
-    typealias OutputCollector = DecompressionSessionLifecycleTests.OutputCollector
 
     /// The open-GOP fixtures: H.264 recovery points in Annex B (`partialSync`) and in MP4 (sync
     /// samples, as the MP4's sync sample table lists them), HEVC CRA pictures with RASL pictures,
@@ -67,9 +66,9 @@ import Testing
     /// `finishes`, then waits and invalidates; returns the outputs in the order they came.
     static func decode(
         _ samples: [SampleBuffer], finishingAfter finishes: (Int) -> Bool, asynchronous: Bool,
-        session make: (OutputCollector) throws -> DecompressionSession
+        session make: (Outputs) throws -> DecompressionSession
     ) throws -> [DecompressionOutput] {
-        let collector = OutputCollector()
+        let collector = Outputs()
         let session = try make(collector)
         let flags: DecodeFrameFlags = asynchronous ? [.enableAsynchronousDecompression] : []
         for (index, sample) in samples.enumerated() {
@@ -78,7 +77,7 @@ import Testing
         }
         try session.waitForAsynchronousFrames()
         session.invalidate()
-        return collector.outputs
+        return collector.all
     }
 
     /// Checks that every frame came out once, clean, with the oracle's picture at its
@@ -105,7 +104,7 @@ import Testing
     /// must equal the oracle.
     static func presentationPositions(
         _ samples: [SampleBuffer], oracle: [String], md5: (PixelBuffer) throws -> String,
-        session make: (OutputCollector) throws -> DecompressionSession
+        session make: (Outputs) throws -> DecompressionSession
     ) throws -> [Int: Int] {
         let outputs = try decode(samples, finishingAfter: { _ in false }, asynchronous: false, session: make)
         #expect(try outputs.map { try $0.imageBuffer.map(md5) } == oracle, "the uninterrupted decode is ffmpeg's")
@@ -116,7 +115,7 @@ import Testing
         return positions
     }
 
-    static func cpuSession(_ format: VideoFormatDescription) -> (OutputCollector) throws -> DecompressionSession {
+    static func cpuSession(_ format: VideoFormatDescription) -> (Outputs) throws -> DecompressionSession {
         { collector in
             try DecompressionSession(
                 formatDescription: format, decoderSpecification: DecoderSpecification(hardwareAcceleration: .disabled),
@@ -322,7 +321,7 @@ extension VATestDriverTests {
         /// A GPU session on the driver, in reference mode for `reference`.
         static func session(
             _ format: VideoFormatDescription, reference: URL, realTime: Bool = false
-        ) -> (DecompressionSessionLifecycleTests.OutputCollector) throws -> DecompressionSession {
+        ) -> (Outputs) throws -> DecompressionSession {
             { collector in
                 var variables: [String: String?] = [
                     "LIBVA_DRIVERS_PATH": TestVADriver.buildDirectory.path,

@@ -7,13 +7,6 @@ import Testing
 /// Decoded output compared frame by frame, bit for bit, with what the `ffmpeg` CLI decodes
 /// (fixtures' `.framemd5`) and with the conformance suites' expected checksums.
 @Suite struct DecompressionSessionOracleTests {
-    /// Collects the outputs of a session.
-    final class Outputs: Sendable {
-        let list = Mutex<[DecompressionOutput]>([])
-        func append(_ output: DecompressionOutput) { list.withLock { $0.append(output) } }
-        var all: [DecompressionOutput] { list.withLock { $0 } }
-    }
-
     /// Decodes a raw stream synchronously through one session, following format changes.
     static func decode(_ stream: StreamFile, threads: Int = 2) throws -> [DecompressionOutput] {
         let samples = ElementaryStreamParser.samples(in: try stream.bytes(), codec: stream.codec)

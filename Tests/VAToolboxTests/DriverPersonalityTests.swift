@@ -87,7 +87,7 @@ extension VATestDriverTests {
             let before = try Sessions.liveObjects()
             let samples = try Sessions.samples(fixture)
             do {
-                let outputs = Sessions.Outputs()
+                let outputs = Outputs()
                 let session = try Sessions.session(
                     samples[0].formatDescription, faults: Self.faults(personality),
                     attributes: ImageBufferAttributes(minimumBufferCount: 4), outputs: outputs)
@@ -116,7 +116,7 @@ extension VATestDriverTests {
         func lockingReadsBackTheDriversWayAndReusesImages(personality: String?) throws {
             let samples = try Sessions.samples(try Sessions.fixture("h264-main-cabac.264"))
             let before = try TestVADriver.liveObjects().images
-            let outputs = Sessions.Outputs()
+            let outputs = Outputs()
             let session = try Sessions.session(
                 samples[0].formatDescription, faults: Self.faults(personality),
                 attributes: ImageBufferAttributes(minimumBufferCount: samples.count), outputs: outputs)
@@ -142,7 +142,7 @@ extension VATestDriverTests {
         @Test(arguments: TestVADriver.personalities)
         func dmaBufExportFollowsTheDriver(personality: String?) throws {
             let samples = try Sessions.samples(try Sessions.fixture("h264-cropped-642x362.264"))
-            let outputs = Sessions.Outputs()
+            let outputs = Outputs()
             let session = try Sessions.session(
                 samples[0].formatDescription, faults: Self.faults(personality), outputs: outputs)
             try Sessions.decode(samples, with: session)
@@ -189,7 +189,7 @@ extension VATestDriverTests {
         /// nvidia's EGL back end cannot export: a caller that forces it gets a typed error.
         @Test func nvidiasEGLBackendCannotExport() throws {
             let samples = try Sessions.samples(try Sessions.fixture("h264-main-cabac.264"))
-            let outputs = Sessions.Outputs()
+            let outputs = Outputs()
             let session = try Sessions.session(
                 samples[0].formatDescription, faults: Self.faults("nvidia", ["NVD_BACKEND": "egl"]), outputs: outputs)
             try Sessions.decode(samples, with: session)
@@ -249,7 +249,7 @@ extension VATestDriverTests {
         @Test(arguments: TestVADriver.personalities)
         func macroblockErrorsAreBadDataWhereTheDriverReportsThem(personality: String?) throws {
             let samples = try Sessions.samples(try Sessions.fixture("h264-main-cabac.264"))
-            let outputs = Sessions.Outputs()
+            let outputs = Outputs()
             let session = try Sessions.session(
                 samples[0].formatDescription, acceleration: .preferred,
                 faults: Self.faults(personality, ["VATB_CORRUPT_PICTURE": "3:5"]), outputs: outputs)
@@ -277,7 +277,7 @@ extension VATestDriverTests {
         @Test func theSurfacePoolStaysWithinNvidiasLimit() throws {
             let samples = try Sessions.samples(try Sessions.fixture("h264-high-bpyramid.264"))
             try #require(samples.count > 32)
-            let outputs = Sessions.Outputs()
+            let outputs = Outputs()
             let session = try Sessions.session(
                 samples[0].formatDescription, faults: Self.faults("nvidia"),
                 attributes: ImageBufferAttributes(minimumBufferCount: 40), outputs: outputs)
@@ -329,7 +329,7 @@ extension VATestDriverTests {
             let hevc = try Sessions.samples(try Sessions.fixture("hevc-main.265"))
             let faults = Self.faults(personality, ["VATB_FAIL_END_PICTURE": "3:0", "VATB_FAULT_PROFILES": "HEVCMain"])
             let streams = [hevc] + Array(repeating: h264, count: 7)
-            let outputs = streams.map { _ in Sessions.Outputs() }
+            let outputs = streams.map { _ in Outputs() }
             let sessions = try zip(streams, outputs).map { samples, outputs in
                 try Sessions.session(
                     samples[0].formatDescription, acceleration: .preferred, faults: faults, outputs: outputs)

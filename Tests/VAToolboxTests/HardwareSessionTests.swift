@@ -22,13 +22,6 @@ extension VATestDriverTests {
 
         // MARK: - Helpers
 
-        /// Outputs collected from a handler.
-        final class Outputs: Sendable {
-            private let list = Mutex<[DecompressionOutput]>([])
-            var handler: DecompressionSession.OutputHandler { { output in self.list.withLock { $0.append(output) } } }
-            var all: [DecompressionOutput] { list.withLock { $0 } }
-        }
-
         static func samples(_ fixture: HardwareFixture) throws -> [SampleBuffer] {
             var options = ElementaryStreamParser.Options()
             options.frameDuration = frameDuration

@@ -180,7 +180,7 @@ import Testing
         defer { LibavLog.setHandler(nil) }
         let label = "frame-threads-\(UUID().uuidString)"
         let samples = try Lifecycle.samples(name)
-        let collector = Lifecycle.OutputCollector()
+        let collector = Outputs()
         let session = try LibavLog.withLabel(label) { () throws(VTError) in
             try DecompressionSession(
                 formatDescription: samples[0].formatDescription,
@@ -201,7 +201,7 @@ import Testing
             #expect(message.component == "h264")
             #expect(oracle.contains(message.text), "\(message)")
         }
-        for status in collector.outputs.compactMap(\.status) where status == .videoDecoderBadData {
+        for status in collector.all.compactMap(\.status) where status == .videoDecoderBadData {
             #expect(oracle.contains { status.reason.hasSuffix(": \($0)") }, "\(status.reason)")
         }
     }
@@ -255,7 +255,7 @@ import Testing
         DispatchQueue.concurrentPerform(iterations: streams.count) { index in
             let (codec, samples) = streams[index]
             do throws(VTError) {
-                let collector = Lifecycle.OutputCollector()
+                let collector = Outputs()
                 let session = try LibavLog.withLabel("\(codec)-\(run)") { () throws(VTError) in
                     try DecompressionSession(
                         formatDescription: samples[0].formatDescription,
@@ -268,7 +268,7 @@ import Testing
                 try session.finishDelayedFrames()
                 try session.waitForAsynchronousFrames()
                 session.invalidate()
-                statuses.withLock { $0[codec] = collector.outputs.compactMap(\.status) }
+                statuses.withLock { $0[codec] = collector.all.compactMap(\.status) }
             } catch {
                 failures.withLock { $0.append("\(codec): \(error)") }
             }

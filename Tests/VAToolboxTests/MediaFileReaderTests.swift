@@ -26,14 +26,13 @@ import Testing
     func decodedFramesMatchFramemd5AndCarryTheirTimeStamps(file: String) throws {
         let url = TestData.fixtures.appendingPathComponent(file)
         let reader = try MediaFileReader(path: url.path)
-        let outputs = Mutex<[DecompressionOutput]>([])
-        let session = try DecompressionSession(formatDescription: reader.formatDescription) { output in
-            outputs.withLock { $0.append(output) }
-        }
+        let outputs = Outputs()
+        let session = try DecompressionSession(
+            formatDescription: reader.formatDescription, outputHandler: outputs.handler)
         while let sample = try reader.nextSample() { try session.decodeFrame(sample) }
         try session.finishDelayedFrames()
         session.invalidate()
-        let decoded = outputs.withLock { $0 }
+        let decoded = outputs.all
         let expected = try FrameMD5Oracle(contentsOf: URL(fileURLWithPath: url.path + ".framemd5")).frames.map(\.md5)
         #expect(decoded.map { $0.imageBuffer.map(planarMD5) ?? "none" } == expected, "\(file)")
         // Presentation time stamps, in the track's time scale, against ffprobe's frame pts.

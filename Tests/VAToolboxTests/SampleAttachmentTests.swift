@@ -24,7 +24,7 @@ import Testing
     static func decode(
         _ samples: [SampleBuffer], afterEach: (Int, [DecompressionOutput]) -> Void = { _, _ in }
     ) throws -> [DecompressionOutput] {
-        let outputs = CollectedOutputs()
+        let outputs = Outputs()
         let session = try DecompressionSession(
             formatDescription: samples[0].formatDescription,
             decoderSpecification: DecoderSpecification(hardwareAcceleration: .disabled, threadCount: 1),
@@ -124,7 +124,7 @@ import Testing
     @Test func aDrainInsideTheHandlerLeavesQueuedFramesAlone() throws {
         let samples = try Self.samples()
         let baseline = Self.pictures(try Self.decode(samples))
-        let outputs = CollectedOutputs()
+        let outputs = Outputs()
         let drained = Atomic<Bool>(false)
         let box = Mutex<DecompressionSession?>(nil)
         let session = try DecompressionSession(

@@ -47,7 +47,7 @@ extension VATestDriverTests {
         @Test(arguments: [nil, "ihd"] as [String?], [[], [.enableAsynchronousDecompression]] as [DecodeFrameFlags])
         func waitingPicturesKeepTheirOrderAndTheirOwnStatus(personality: String?, flags: DecodeFrameFlags) throws {
             let samples = try Sessions.samples(try Sessions.fixture(Self.cabac))
-            let outputs = Sessions.Outputs()
+            let outputs = Outputs()
             var variables = ["VATB_LATENCY_US": "5000", "VATB_CORRUPT_PICTURE": "3:5"]
             variables["VATB_PERSONALITY"] = personality
             let session = try Self.session(samples[0].formatDescription, variables: variables, handler: outputs.handler)
@@ -78,7 +78,7 @@ extension VATestDriverTests {
         @Test(arguments: [nil, "ihd", "mesa"] as [String?])
         func realTimeHandsEachPictureOutBeforeDecodeFrameReturns(personality: String?) throws {
             let samples = Array(try Sessions.samples(try Sessions.fixture(Self.baseline)).prefix(12))
-            let outputs = Sessions.Outputs()
+            let outputs = Outputs()
             var variables = ["VATB_LATENCY_US": "5000"]
             variables["VATB_PERSONALITY"] = personality
             let session = try Self.session(
