@@ -50,7 +50,7 @@ extension VATestDriverTests {
         func everyCodecDecodesOnTheGPUInTheCPUsOrder(file: CodecFile, personality: String?) throws {
             try #require(TestVADriver.isBuilt)
             let before = try Sessions.liveObjects()
-            let samples = try file.samples()
+            let samples = try TestData.samples(file.url.path)
             let software = try Sessions.softwareOutputs(samples)
             do {
                 let outputs = Outputs()
@@ -97,7 +97,7 @@ extension VATestDriverTests {
         /// session that requires the GPU is refused with the reason.
         @Test func aProfileTheGPULacksGoesToTheCPUWithTheReason() throws {
             let file = try #require(CodecFile.fixtures.first { $0.name == "vp9-profile1-444.ivf" })
-            let samples = try file.samples()
+            let samples = try TestData.samples(file.url.path)
             let outputs = Outputs()
             let session = try Sessions.session(samples[0].formatDescription, acceleration: .preferred, outputs: outputs)
             #expect(!session.usingHardwareAcceleratedVideoDecoder)
@@ -119,7 +119,7 @@ extension VATestDriverTests {
         @Test(arguments: TestVADriver.personalities)
         func aVP9SizeChangeTheGPUCannotFollowContinuesOnTheCPU(personality: String?) throws {
             let file = try #require(CodecFile.fixtures.first { $0.name == "vp9-resolution-change.ivf" })
-            let read = try file.samples()
+            let read = try TestData.samples(file.url.path)
             try #require(read.count == 30 && read[15].isSync)
             // 176x144 first (from the second key frame on), then 322x242, on a driver that
             // decodes up to 200x200.
@@ -163,7 +163,7 @@ extension VATestDriverTests {
             arguments: ["vp9-profile0.ivf", "vp8.ivf", "av1.ivf", "mpeg2-progressive.m2v"], TestVADriver.personalities)
         func aFailedEndPictureIsAMalfunctionOfThatFrame(name: String, personality: String?) throws {
             let file = try #require(CodecFile.fixtures.first { $0.name == name })
-            let samples = try file.samples()
+            let samples = try TestData.samples(file.url.path)
             let before = try Sessions.liveObjects()
             do {
                 let outputs = Outputs()

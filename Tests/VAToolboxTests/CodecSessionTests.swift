@@ -49,19 +49,11 @@ struct CodecFile: Sendable, CustomTestStringConvertible, Hashable {
         "av1": .av1, "vp9": .vp9, "vp8": .vp8, "mpeg2": .mpeg2Video,
     ]
 
-    /// Every sample of the file, in decode order.
-    func samples() throws -> [SampleBuffer] {
-        let reader = try MediaFileReader(path: url.path)
-        let samples = try reader.readAllSamples()
-        try #require(!samples.isEmpty, "\(name) has samples")
-        return samples
-    }
-
     /// The file's samples with four random bytes flipped in about one sample of three, keeping
     /// those whose framing still makes a sample (the others are refused when made, as they must be).
     func mutatedSamples(using generator: inout SeededGenerator) throws -> [SampleBuffer] {
         var mutated: [SampleBuffer] = []
-        for sample in try samples() {
+        for sample in try TestData.samples(url.path) {
             var bytes = sample.data
             if Int.random(in: 0..<3, using: &generator) == 0 {
                 for _ in 0..<4 {
@@ -110,7 +102,7 @@ struct CodecFile: Sendable, CustomTestStringConvertible, Hashable {
 
     @Test(arguments: CodecFile.fixtures)
     func fixturesDecodeFrameForFrameAsFFmpegDoes(file: CodecFile) throws {
-        let samples = try file.samples()
+        let samples = try TestData.samples(file.url.path)
         #expect(samples[0].formatDescription.codecType == file.codec)
         let oracle = try FrameMD5Oracle(contentsOf: file.url.appendingPathExtension("framemd5")).frames
         let outputs = try Self.decode(samples)
@@ -133,7 +125,7 @@ struct CodecFile: Sendable, CustomTestStringConvertible, Hashable {
     @Test(.needsConformance, arguments: CodecFile.conformance)
     func crosCodecsStreamsMatchTheirNV12Checksums(file: CodecFile) throws {
         var expected = try file.nv12Checksums()
-        let samples = try file.samples()
+        let samples = try TestData.samples(file.url.path)
         if expected.count < samples.count / 2 {
             // resolution_change_500frames' .md5 holds 2 lines: the ffmpeg CLI's default frame
             // rate mode on its zero-size IVF header keeps 2 of 500 frames. The oracle is then
@@ -185,7 +177,7 @@ struct CodecFile: Sendable, CustomTestStringConvertible, Hashable {
     ])
     func descriptionsFromTheBitstreamAgreeWithTheContainer(name: String) throws {
         let file = try #require(CodecFile.fixtures.first { $0.name == name })
-        let samples = try file.samples()
+        let samples = try TestData.samples(file.url.path)
         let container = samples[0].formatDescription
         let fromStream: VideoFormatDescription
         switch file.codec {
@@ -246,7 +238,7 @@ struct CodecFile: Sendable, CustomTestStringConvertible, Hashable {
     /// target found it: the configuration then ended before it began, and the range trapped.)
     @Test func mpeg2DescriptionIgnoresASliceBeforeTheSequenceHeader() throws {
         let file = try #require(CodecFile.fixtures.first { $0.name == "mpeg2-progressive.m2v" })
-        let data = try #require(try file.samples().first).data
+        let data = try #require(try TestData.samples(file.url.path).first).data
         let clean = try VideoFormatDescription(mpeg2SequenceHeader: data)
         let cut = try VideoFormatDescription(mpeg2SequenceHeader: [0x00, 0x00, 0x01, 0x01, 0x12, 0x34] + data)
         #expect(cut.extensions.decoderConfigurationRecord == clean.extensions.decoderConfigurationRecord)
@@ -274,7 +266,7 @@ struct CodecFile: Sendable, CustomTestStringConvertible, Hashable {
         #expect(try VPCodecConfigurationRecord(record.bytes) == record)
         #expect(
             try VPCodecConfigurationRecord(Array(record.bytes.dropFirst(4))) == record, "without the FullBox header")
-        let samples = try file.samples()
+        let samples = try TestData.samples(file.url.path)
         let format = try VideoFormatDescription(vpcC: atom, width: 320, height: 240)
         #expect(format.stream.bitDepthLuma == 10 && format.stream.profileIdc == 2)
         #expect(format.extensions.decoderConfigurationRecord == record.bytes)
@@ -335,7 +327,7 @@ struct CodecFile: Sendable, CustomTestStringConvertible, Hashable {
         let first = try #require(CodecFile.fixtures.first { $0.name == "av1.mp4" })
         let second = try #require(CodecFile.fixtures.first { $0.name == "av1-10bit.mkv" })
         // The MP4 and MKV samples carry no sequence header: the description's must reach the decoder.
-        let samples = try first.samples() + second.samples()
+        let samples = try TestData.samples(first.url.path) + TestData.samples(second.url.path)
         let outputs = try Self.decode(samples, threads: 1)
         let expected =
             try FrameMD5Oracle(contentsOf: first.url.appendingPathExtension("framemd5")).frames
@@ -396,7 +388,7 @@ struct CodecFile: Sendable, CustomTestStringConvertible, Hashable {
     /// Framing errors of each codec are typed and say what is wrong.
     @Test func badFramingIsRefusedWhenTheSampleIsMade() throws {
         let vp9 = try #require(CodecFile.fixtures.first { $0.name == "vp9-profile0.ivf" })
-        let vp9Samples = try vp9.samples()
+        let vp9Samples = try TestData.samples(vp9.url.path)
         // A superframe whose index claims more bytes than the sample has.
         let superframe = try #require(vp9Samples.first { VP9Superframe.index(of: $0.data[...]) != nil })
         var lying = superframe.data
@@ -409,7 +401,7 @@ struct CodecFile: Sendable, CustomTestStringConvertible, Hashable {
         }
         // A truncated AV1 OBU.
         let av1 = try #require(CodecFile.fixtures.first { $0.name == "av1.ivf" })
-        let av1Sample = try #require(try av1.samples().first)
+        let av1Sample = try #require(try TestData.samples(av1.url.path).first)
         do {
             _ = try SampleBuffer(
                 data: Array(av1Sample.data.dropLast(7)), formatDescription: av1Sample.formatDescription)
@@ -420,12 +412,12 @@ struct CodecFile: Sendable, CustomTestStringConvertible, Hashable {
         }
         // Annex B data given as an MPEG-2 picture's is fine, H.264 NAL units given as VP8 are not.
         let vp8 = try #require(CodecFile.fixtures.first { $0.name == "vp8.ivf" })
-        let vp8Format = try #require(try vp8.samples().first?.formatDescription)
+        let vp8Format = try #require(try TestData.samples(vp8.url.path).first?.formatDescription)
         #expect(throws: VTError.sampleBufferInvalidSampleData) {
             try SampleBuffer(data: [0x00, 0x00, 0x00, 0x01, 0x67], formatDescription: vp8Format)
         }
         let mpeg2 = try #require(CodecFile.fixtures.first { $0.name == "mpeg2-progressive.m2v" })
-        let mpeg2Format = try #require(try mpeg2.samples().first?.formatDescription)
+        let mpeg2Format = try #require(try TestData.samples(mpeg2.url.path).first?.formatDescription)
         #expect(throws: VTError.sampleBufferInvalidSampleData) {
             try SampleBuffer(data: [0x12, 0x34, 0x56], formatDescription: mpeg2Format)
         }

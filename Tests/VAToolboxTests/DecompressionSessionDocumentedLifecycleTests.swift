@@ -22,7 +22,7 @@ import Testing
     /// The seeds' teardown is exactly that: decode, wait, invalidate. No picture may be lost.
     @Test(arguments: [bpyramid, hevcMain], [false, true])
     func waitEmitsTheDelayedFramesSoThatWaitThenInvalidateLosesNone(stream: String, asynchronous: Bool) throws {
-        let samples = try Lifecycle.samples(stream)
+        let samples = try TestData.samples(stream)
         let oracle = try Lifecycle.oracle(stream)
         try #require(samples.count == oracle.count)
         let collector = Outputs()
@@ -116,7 +116,7 @@ import Testing
     /// reordering: every frame still comes out, clean, with ffmpeg's picture.
     @Test(arguments: [bpyramid, hevcMain], [false, true])
     func finishMidStreamEmitsTheDelayedFramesAndDecodingGoesOn(stream: String, asynchronous: Bool) throws {
-        let samples = try Lifecycle.samples(stream)
+        let samples = try TestData.samples(stream)
         let oracle = try Lifecycle.oracle(stream).map(\.md5)
         let make = { (collector: Outputs) in
             try DecompressionSession(
@@ -195,9 +195,9 @@ import Testing
 
     static func samplesAndOracle(_ name: String) throws -> ([SampleBuffer], [FrameMD5Oracle.Frame]) {
         let oracle = try Lifecycle.oracle(name)
-        if name.hasSuffix(".264") { return (try Lifecycle.samples(name), oracle) }
+        if name.hasSuffix(".264") { return (try TestData.samples(name), oracle) }
         let file = try #require(CodecFile.fixtures.first { $0.name == name })
-        return (try file.samples(), oracle)
+        return (try TestData.samples(file.url.path), oracle)
     }
 
     /// `kVTDecodeFrame_EnableAsynchronousDecompression`: "With this bit cleared, the video
@@ -244,7 +244,7 @@ import Testing
     static func cpuSession(
         _ stream: String, threads: Int = 0, attributes: ImageBufferAttributes? = nil, collector: Outputs
     ) throws -> (DecompressionSession, [SampleBuffer]) {
-        let samples = try Lifecycle.samples(stream)
+        let samples = try TestData.samples(stream)
         let session = try DecompressionSession(
             formatDescription: samples[0].formatDescription,
             decoderSpecification: DecoderSpecification(hardwareAcceleration: .disabled, threadCount: threads),
@@ -435,7 +435,8 @@ extension VATestDriverTests {
 
         @Test(.enabled(if: TestVADriver.isBuilt), arguments: ["h264-high-bpyramid.264", "hevc-main.265"])
         func finishMidStreamOnTheGPUKeepsEveryPicture(stream: String) throws {
-            let samples = try Hardware.samples(try Hardware.fixture(stream))
+            let samples = try TestData.samples(
+                try Hardware.fixture(stream).name, frameDuration: Hardware.frameDuration)
             let make = { (collector: Outputs) in
                 try Self.session(samples[0].formatDescription, handler: collector.handler)
             }

@@ -22,7 +22,7 @@ import Testing
     func oneOutputPerFrameWithItsOwnTimingAndRefcon(stream: String, asynchronous: Bool) throws {
         var options = ElementaryStreamParser.Options()
         options.frameDuration = Self.frameDuration
-        var samples = try Self.samples(stream, options: options)
+        var samples = try TestData.samples(stream, options: options)
         // Presentation times in decode order: each output must carry its own sample's, whatever
         // the reordering.
         for index in samples.indices {
@@ -130,7 +130,7 @@ import Testing
     // MARK: - Invalidation
 
     @Test func invalidateWithFramesQueuedGivesEachFrameOneOutputAndNoneAfterwards() throws {
-        let samples = try Self.samples(Self.bpyramid)
+        let samples = try TestData.samples(Self.bpyramid)
         let oracle = try Self.oracle(Self.bpyramid)
         let collector = Outputs()
         let session = try DecompressionSession(
@@ -173,7 +173,7 @@ import Testing
     }
 
     @Test func invalidateAfterFinishingCallsNothing() throws {
-        let samples = Array(try Self.samples(Self.hevcMain).prefix(10))
+        let samples = Array(try TestData.samples(Self.hevcMain).prefix(10))
         let collector = Outputs()
         let session = try DecompressionSession(
             formatDescription: samples[0].formatDescription, outputHandler: collector.handler)
@@ -188,7 +188,7 @@ import Testing
     }
 
     @Test func releasingASessionWithPendingFramesDoesNotCrash() throws {
-        let samples = try Self.samples(Self.bpyramid)
+        let samples = try TestData.samples(Self.bpyramid)
         let collector = Outputs()
         weak var released: DecompressionSession?
         do {
@@ -213,7 +213,7 @@ import Testing
     /// The session's methods may be called from inside the output handler; `invalidate()` there
     /// hands out the remaining frames before it returns (so from inside that handler call).
     @Test func invalidateFromInsideTheOutputHandler() throws {
-        let samples = try Self.samples(Self.bpyramid)
+        let samples = try TestData.samples(Self.bpyramid)
         let sessionBox = Locked<DecompressionSession?>(nil)
         let invalidateReturned = Locked(false)
         let lateCalls = Locked(0)
@@ -256,7 +256,7 @@ import Testing
 
     @Test(arguments: [bpyramid, hevcMain])
     func doNotOutputFramesComeBackDroppedAndStillServeAsReferences(stream: String) throws {
-        let samples = try Self.samples(stream)
+        let samples = try TestData.samples(stream)
         let oracle = try Self.oracle(stream)
         // Every third sample in decode order: the first IDR, reference P and B pictures among them.
         let hidden = Set(stride(from: 0, to: samples.count, by: 3))
@@ -293,7 +293,7 @@ import Testing
     /// damage varies from run to run but the count of outputs must not.
     @Test(arguments: [false, true])
     func bitFlippedStreamReportsDamagePerFrameAndGoesOn(frameThreads: Bool) throws {
-        let samples = try Self.samples("h264-bitflip.264")
+        let samples = try TestData.samples("h264-bitflip.264")
         let clean = try Self.oracle(Self.bpyramid)
         try #require(samples.count == clean.count)
         let outputs = try Self.decode(
@@ -314,7 +314,7 @@ import Testing
     }
 
     @Test func truncatedStreamGivesOneOutputPerSample() throws {
-        let samples = try Self.samples("h264-truncated.264")
+        let samples = try TestData.samples("h264-truncated.264")
         #expect(samples.count == 26)
         let outputs = try Self.decode(samples, flags: [.enableAsynchronousDecompression])
         #expect(outputs.count == samples.count)
@@ -342,7 +342,7 @@ import Testing
         let stream = "h264-resolution-change.264"
         var options = ElementaryStreamParser.Options()
         options.keepsParameterSetsInSamples = keepsParameterSetsInSamples
-        let samples = try Self.samples(stream, options: options)
+        let samples = try TestData.samples(stream, options: options)
         let oracle = try Self.oracle(stream)
         try #require(samples.count == 48 && oracle.count == 48)
         let second = samples[24].formatDescription
@@ -375,8 +375,8 @@ import Testing
     }
 
     @Test func anotherCodecIsRefused() throws {
-        let h264 = try Self.samples(Self.bpyramid)
-        let hevc = try Self.samples(Self.hevcMain)
+        let h264 = try TestData.samples(Self.bpyramid)
+        let hevc = try TestData.samples(Self.hevcMain)
         let collector = Outputs()
         let session = try DecompressionSession(
             formatDescription: h264[0].formatDescription, outputHandler: collector.handler)
@@ -403,7 +403,7 @@ import Testing
     /// decompression session to emit all delayed frames".)
     @Test(arguments: [bpyramid, hevcMain])
     func finishDelayedFramesThenContinuingKeepsTheReferences(stream: String) throws {
-        let samples = try Self.samples(stream)
+        let samples = try TestData.samples(stream)
         let oracle = try Self.oracle(stream)
         // Decode order, H.264: I0 P4 B2 b1 b3 … P20 B18 b17 b19 | P23 B21 B22 | I24 …; HEVC:
         // I0 P5 B3 B1 B2 B4 … P20 B18 B16 B17 B19 | P23 B22 B21 | I24 …. Either way the first 21
@@ -440,7 +440,7 @@ import Testing
 
     @Test func sessionsDecodingInParallelMatchOneSessionAlone() throws {
         let streams = [Self.bpyramid, Self.hevcMain]
-        let samples = try streams.map { try Self.samples($0) }
+        let samples = try streams.map { try TestData.samples($0) }
         let alone = try samples.map { try Self.decode($0).map { $0.imageBuffer.map(planarMD5) } }
 
         // Two sessions per stream, four at once.
@@ -464,7 +464,7 @@ import Testing
     // MARK: - Decoder specification and pixel formats
 
     @Test func requiredHardwareFailsWithAReason() throws {
-        let format = try Self.samples(Self.bpyramid)[0].formatDescription
+        let format = try TestData.samples(Self.bpyramid)[0].formatDescription
         let error = #expect(throws: VTError.self) {
             _ = try DecompressionSession(
                 formatDescription: format, decoderSpecification: DecoderSpecification(hardwareAcceleration: .required)
@@ -476,7 +476,7 @@ import Testing
     }
 
     @Test func softwareSessionSaysWhyItDoesNotUseTheGPU() throws {
-        let format = try Self.samples(Self.bpyramid)[0].formatDescription
+        let format = try TestData.samples(Self.bpyramid)[0].formatDescription
         let session = try DecompressionSession(formatDescription: format) { _ in }
         defer { session.invalidate() }
         #expect(!session.usingHardwareAcceleratedVideoDecoder)
@@ -486,7 +486,7 @@ import Testing
     /// A lost reference picture: the frames that need it come back with an error status, and
     /// from the next sync sample on every frame is clean and equals the oracle.
     @Test func aLostReferenceDamagesFramesUntilTheNextSyncSample() throws {
-        let samples = try Self.samples(Self.bpyramid)
+        let samples = try TestData.samples(Self.bpyramid)
         let oracle = try Self.oracle(Self.bpyramid)
         let secondSync = try #require(samples.indices.dropFirst().first { samples[$0].isSync })
         // Drop the first P picture after the IDR (decode order 1): later pictures refer to it.
@@ -508,7 +508,7 @@ import Testing
     /// uses the lost picture up to the next IRAP picture. The intact stream has no flag at all.
     @Test(arguments: [1, 2])
     func aLostHEVCReferenceDamagesFramesUntilTheNextIRAPPicture(dropped: Int) throws {
-        let samples = try Self.samples(Self.hevcMain)
+        let samples = try TestData.samples(Self.hevcMain)
         let oracle = try Self.oracle(Self.hevcMain)
         let secondSync = try #require(samples.indices.dropFirst().first { samples[$0].isSync })
         try #require(samples[dropped].nalUnits.contains { $0.isVCL && $0.isReference })
@@ -585,7 +585,7 @@ import Testing
         // Asking for the CPU decoder's planar format is asking for its own pictures: zero copy,
         // no pool. Asking for the native format is no libswscale conversion either: no pool, and
         // only the chroma is copied (interleaved; the luma plane is the decoder's).
-        let samples = try Self.samples(Self.bpyramid)
+        let samples = try TestData.samples(Self.bpyramid)
         for (format, copiesChroma) in [(PixelFormat.yuv420Planar, false), (.nv12VideoRange, true)] {
             let collector = Outputs()
             let session = try DecompressionSession(
@@ -610,7 +610,7 @@ import Testing
         ("hevc-main10.265", .p010VideoRange),
     ])
     func nativePixelFormatIsWhatTheDecoderHandsOut(stream: String, expected: PixelFormat) throws {
-        let samples = try Self.samples(stream)
+        let samples = try TestData.samples(stream)
         let collector = Outputs()
         let session = try DecompressionSession(
             formatDescription: samples[0].formatDescription,
@@ -630,7 +630,7 @@ import Testing
     /// decoder's reference picture, so later frames predicted from it stay intact.
     @Test func outputsAreZeroCopyAndWritingOneLeavesLaterFramesIntact() throws {
         let stream = "h264-baseline-cavlc.264"  // 320x240 I P P …: every frame predicts from earlier ones
-        let samples = try Self.samples(stream)
+        let samples = try TestData.samples(stream)
         let oracle = try Self.oracle(stream)
         let record = Locked(ZeroCopyRecord())
         // The handler writes to display frame 0 before the frames that reference it are
@@ -698,16 +698,6 @@ extension DecompressionSessionLifecycleTests {
     static func url(_ name: String) -> URL { TestData.fixtures.appendingPathComponent(name) }
 
     static func codec(_ name: String) -> VideoCodecType { name.hasSuffix(".265") ? .hevc : .h264 }
-
-    /// A fixture's access units, from the library's parser.
-    static func samples(
-        _ name: String, options: ElementaryStreamParser.Options = ElementaryStreamParser.Options()
-    ) throws -> [SampleBuffer] {
-        let samples = ElementaryStreamParser.samples(
-            in: try TestData.bytes(url(name)), codec: codec(name), options: options)
-        try #require(!samples.isEmpty, "\(name) gave no samples")
-        return samples
-    }
 
     /// The fixture's `.framemd5`: one entry per frame in output (presentation) order.
     static func oracle(_ name: String) throws -> [FrameMD5Oracle.Frame] {

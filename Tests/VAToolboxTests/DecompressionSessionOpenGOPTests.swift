@@ -25,7 +25,7 @@ import Testing
         let oracle = try Lifecycle.oracle(name).map(\.md5)
         let samples: [SampleBuffer]
         if name.hasSuffix(".264") || name.hasSuffix(".265") {
-            samples = try Lifecycle.samples(name)
+            samples = try TestData.samples(name)
         } else {
             samples = try MediaFileReader(path: Lifecycle.url(name).path).readAllSamples()
         }
@@ -177,7 +177,7 @@ import Testing
     /// with ffmpeg's picture, in ffmpeg's order.
     @Test func aCRAPictureAfterAnEndOfSequenceStartsDecodingAfresh() throws {
         let name = "hevc-end-of-sequence.265"
-        let samples = try Lifecycle.samples(name)
+        let samples = try TestData.samples(name)
         let oracle = try Lifecycle.oracle(name).map(\.md5)
         let outputs = try Self.decode(
             samples, finishingAfter: { _ in false }, asynchronous: false,

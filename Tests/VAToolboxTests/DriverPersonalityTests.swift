@@ -85,7 +85,7 @@ extension VATestDriverTests {
         @Test(arguments: VATestDriverTests.hardwareFixtures, TestVADriver.personalities)
         func everyFixtureDecodesUnderEveryPersonality(fixture: HardwareFixture, personality: String?) throws {
             let before = try Sessions.liveObjects()
-            let samples = try Sessions.samples(fixture)
+            let samples = try TestData.samples(fixture.name, frameDuration: Sessions.frameDuration)
             do {
                 let outputs = Outputs()
                 let session = try Sessions.session(
@@ -114,7 +114,8 @@ extension VATestDriverTests {
         /// (one image stays alive, cached, however many pictures are locked).
         @Test(arguments: TestVADriver.personalities)
         func lockingReadsBackTheDriversWayAndReusesImages(personality: String?) throws {
-            let samples = try Sessions.samples(try Sessions.fixture("h264-main-cabac.264"))
+            let samples = try TestData.samples(
+                try Sessions.fixture("h264-main-cabac.264").name, frameDuration: Sessions.frameDuration)
             let before = try TestVADriver.liveObjects().images
             let outputs = Outputs()
             let session = try Sessions.session(
@@ -141,7 +142,8 @@ extension VATestDriverTests {
         /// where the driver has one.
         @Test(arguments: TestVADriver.personalities)
         func dmaBufExportFollowsTheDriver(personality: String?) throws {
-            let samples = try Sessions.samples(try Sessions.fixture("h264-cropped-642x362.264"))
+            let samples = try TestData.samples(
+                try Sessions.fixture("h264-cropped-642x362.264").name, frameDuration: Sessions.frameDuration)
             let outputs = Outputs()
             let session = try Sessions.session(
                 samples[0].formatDescription, faults: Self.faults(personality), outputs: outputs)
@@ -188,7 +190,8 @@ extension VATestDriverTests {
 
         /// nvidia's EGL back end cannot export: a caller that forces it gets a typed error.
         @Test func nvidiasEGLBackendCannotExport() throws {
-            let samples = try Sessions.samples(try Sessions.fixture("h264-main-cabac.264"))
+            let samples = try TestData.samples(
+                try Sessions.fixture("h264-main-cabac.264").name, frameDuration: Sessions.frameDuration)
             let outputs = Outputs()
             let session = try Sessions.session(
                 samples[0].formatDescription, faults: Self.faults("nvidia", ["NVD_BACKEND": "egl"]), outputs: outputs)
@@ -248,7 +251,8 @@ extension VATestDriverTests {
         /// nvidia report nothing, as the real drivers do.
         @Test(arguments: TestVADriver.personalities)
         func macroblockErrorsAreBadDataWhereTheDriverReportsThem(personality: String?) throws {
-            let samples = try Sessions.samples(try Sessions.fixture("h264-main-cabac.264"))
+            let samples = try TestData.samples(
+                try Sessions.fixture("h264-main-cabac.264").name, frameDuration: Sessions.frameDuration)
             let outputs = Outputs()
             let session = try Sessions.session(
                 samples[0].formatDescription, acceleration: .preferred,
@@ -275,7 +279,8 @@ extension VATestDriverTests {
         /// asking for 40 held pictures and keeping every one gets a pool capped at 32, every
         /// frame clean, and the pictures beyond the spares as CPU copies.
         @Test func theSurfacePoolStaysWithinNvidiasLimit() throws {
-            let samples = try Sessions.samples(try Sessions.fixture("h264-high-bpyramid.264"))
+            let samples = try TestData.samples(
+                try Sessions.fixture("h264-high-bpyramid.264").name, frameDuration: Sessions.frameDuration)
             try #require(samples.count > 32)
             let outputs = Outputs()
             let session = try Sessions.session(
@@ -325,8 +330,10 @@ extension VATestDriverTests {
         /// display shared, they flag their queued frames -17694 and may leave the GPU too.)
         @Test(arguments: TestVADriver.personalities)
         func eightParallelSessionsDoNotShareFaults(personality: String?) throws {
-            let h264 = try Sessions.samples(try Sessions.fixture("h264-high-bpyramid.264"))
-            let hevc = try Sessions.samples(try Sessions.fixture("hevc-main.265"))
+            let h264 = try TestData.samples(
+                try Sessions.fixture("h264-high-bpyramid.264").name, frameDuration: Sessions.frameDuration)
+            let hevc = try TestData.samples(
+                try Sessions.fixture("hevc-main.265").name, frameDuration: Sessions.frameDuration)
             let faults = Self.faults(personality, ["VATB_FAIL_END_PICTURE": "3:0", "VATB_FAULT_PROFILES": "HEVCMain"])
             let streams = [hevc] + Array(repeating: h264, count: 7)
             let outputs = streams.map { _ in Outputs() }

@@ -22,15 +22,6 @@ extension VATestDriverTests {
 
         // MARK: - Helpers
 
-        static func samples(_ fixture: HardwareFixture) throws -> [SampleBuffer] {
-            var options = ElementaryStreamParser.Options()
-            options.frameDuration = frameDuration
-            let samples = ElementaryStreamParser.samples(
-                in: try TestData.bytes(fixture.url), codec: fixture.codec, options: options)
-            try #require(!samples.isEmpty)
-            return samples
-        }
-
         static func fixture(_ name: String) throws -> HardwareFixture {
             try #require(VATestDriverTests.hardwareFixtures.first { $0.name == name })
         }
@@ -107,7 +98,7 @@ extension VATestDriverTests {
         func everyFixtureDecodesOnTheGPUInPresentationOrder(fixture: HardwareFixture) throws {
             try #require(TestVADriver.isBuilt)
             let before = try Self.liveObjects()
-            let samples = try Self.samples(fixture)
+            let samples = try TestData.samples(fixture.name, frameDuration: Self.frameDuration)
             let software = try Self.softwareOutputs(samples)
             do {
                 let outputs = Outputs()
@@ -169,7 +160,8 @@ extension VATestDriverTests {
         /// later pictures come as CPU copies, and decoding never runs out of surfaces.
         @Test(arguments: TestVADriver.personalities)
         func keepingEveryPictureNeverStarvesTheDecoder(personality: String?) throws {
-            let samples = try Self.samples(try Self.fixture("h264-high-bpyramid.264"))
+            let samples = try TestData.samples(
+                try Self.fixture("h264-high-bpyramid.264").name, frameDuration: Self.frameDuration)
             let outputs = Outputs()
             let session = try Self.session(
                 samples[0].formatDescription, faults: Self.personality(personality), outputs: outputs)
@@ -191,7 +183,8 @@ extension VATestDriverTests {
         /// samples since the last sync sample once more, with their output suppressed. Counted by
         /// the driver's `vaEndPicture` calls (`hevc-slices.265`: 30 pictures, one IDR at the start).
         @Test func finishReplaysOnlyWhenAnotherSampleFollows() throws {
-            let samples = try Self.samples(try Self.fixture("hevc-slices.265"))
+            let samples = try TestData.samples(
+                try Self.fixture("hevc-slices.265").name, frameDuration: Self.frameDuration)
             try #require(samples.count == 30)
             let format = try #require(samples.first?.formatDescription)
             func endPictures(finishingAfter middle: Int?) throws -> (pictures: Int, outputs: Int) {
@@ -313,7 +306,7 @@ extension VATestDriverTests {
         @Test(arguments: TestVADriver.personalities)
         func convertedOutputComesFromTheReadBackSurface(personality: String?) throws {
             let fixture = try Self.fixture("h264-main-cabac.264")
-            let samples = try Self.samples(fixture)
+            let samples = try TestData.samples(fixture.name, frameDuration: Self.frameDuration)
             let outputs = Outputs()
             let session = try Self.session(
                 samples[0].formatDescription, faults: personality.map { ["VATB_PERSONALITY": $0] } ?? [:],
@@ -336,7 +329,8 @@ extension VATestDriverTests {
 
         @Test(arguments: TestVADriver.personalities)
         func writingToASurfaceCopiesItToCPUMemory(personality: String?) throws {
-            let samples = try Self.samples(try Self.fixture("hevc-main.265"))
+            let samples = try TestData.samples(
+                try Self.fixture("hevc-main.265").name, frameDuration: Self.frameDuration)
             let outputs = Outputs()
             let session = try Self.session(
                 samples[0].formatDescription, faults: personality.map { ["VATB_PERSONALITY": $0] } ?? [:],
@@ -361,7 +355,7 @@ extension VATestDriverTests {
         @Test(arguments: [true, false], TestVADriver.personalities)
         func dmaBufExportSharesTheSurfaceAndClosesItsDescriptors(separateLayers: Bool, personality: String?) throws {
             let fixture = try Self.fixture("h264-cropped-642x362.264")
-            let samples = try Self.samples(fixture)
+            let samples = try TestData.samples(fixture.name, frameDuration: Self.frameDuration)
             let outputs = Outputs()
             let session = try Self.session(
                 samples[0].formatDescription, faults: Self.personality(personality), outputs: outputs)
@@ -407,7 +401,8 @@ extension VATestDriverTests {
         }
 
         @Test func aCPUPictureCannotBeExported() throws {
-            let samples = try Self.samples(try Self.fixture("h264-main-cabac.264"))
+            let samples = try TestData.samples(
+                try Self.fixture("h264-main-cabac.264").name, frameDuration: Self.frameDuration)
             let image = try #require(try Self.softwareOutputs(samples).first?.imageBuffer)
             #expect(!image.isGPUSurface)
             let error = #expect(throws: VTError.self) { _ = try image.exportDMABuf() }
@@ -443,7 +438,8 @@ extension VATestDriverTests {
         }
 
         @Test func deviceCapabilitiesAndSupportChecks() throws {
-            let format = try Self.samples(try Self.fixture("hevc-main10.265"))[0].formatDescription
+            let format = try TestData.samples(
+                try Self.fixture("hevc-main10.265").name, frameDuration: Self.frameDuration)[0].formatDescription
             let device = try TestVADriver.withEnvironment([
                 "LIBVA_DRIVERS_PATH": TestVADriver.buildDirectory.path, "LIBVA_DRIVER_NAME": TestVADriver.driverName,
             ]) { try VADevice.open(path: Self.node) }
@@ -507,7 +503,8 @@ extension VATestDriverTests {
         }
 
         @Test func requiredWithoutADeviceFailsWithTheReason() throws {
-            let format = try Self.samples(try Self.fixture("h264-main-cabac.264"))[0].formatDescription
+            let format = try TestData.samples(
+                try Self.fixture("h264-main-cabac.264").name, frameDuration: Self.frameDuration)[0].formatDescription
             let error = #expect(throws: VTError.self) {
                 _ = try DecompressionSession(
                     formatDescription: format,
@@ -521,7 +518,8 @@ extension VATestDriverTests {
         }
 
         @Test func preferredWithoutADeviceDecodesOnTheCPUAndSaysWhy() throws {
-            let format = try Self.samples(try Self.fixture("h264-main-cabac.264"))[0].formatDescription
+            let format = try TestData.samples(
+                try Self.fixture("h264-main-cabac.264").name, frameDuration: Self.frameDuration)[0].formatDescription
             let session = try DecompressionSession(
                 formatDescription: format,
                 decoderSpecification: DecoderSpecification(renderNodePath: "/dev/dri/renderD999")
@@ -565,7 +563,7 @@ extension VATestDriverTests {
         func setupFaultsFallBackOrFail(fault: SetupFault, personality: String?) throws {
             let (variable, value, reason) = (fault.variable, fault.value, fault.reason)
             let fixture = try Self.fixture("h264-high-bpyramid.264")
-            let samples = try Self.samples(fixture)
+            let samples = try TestData.samples(fixture.name, frameDuration: Self.frameDuration)
             let oracle = try FrameMD5Oracle(contentsOf: fixture.url.appendingPathExtension("framemd5")).frames
             let outputs = Outputs()
             let faults = Self.personality(personality).merging([variable: value]) { $1 }
@@ -601,7 +599,7 @@ extension VATestDriverTests {
         @Test(arguments: TestVADriver.personalities)
         func aFormatChangeTheGPURefusesContinuesOnTheCPU(personality: String?) throws {
             let fixture = try Self.fixture("h264-resolution-change.264")
-            let samples = try Self.samples(fixture)
+            let samples = try TestData.samples(fixture.name, frameDuration: Self.frameDuration)
             try #require(samples.count == 48 && samples[24].isSync)
             // 176x144 first, then 320x240, on a driver that decodes up to 200x200.
             let reordered = Array(samples[24...]) + Array(samples[..<24])
@@ -645,7 +643,8 @@ extension VATestDriverTests {
         /// One failed `vaEndPicture`: that frame, and only that one, is -12911 without an image.
         @Test(arguments: TestVADriver.personalities)
         func aFailedEndPictureIsAMalfunctionOfThatFrame(personality: String?) throws {
-            let samples = try Self.samples(try Self.fixture("h264-high-bpyramid.264"))
+            let samples = try TestData.samples(
+                try Self.fixture("h264-high-bpyramid.264").name, frameDuration: Self.frameDuration)
             let outputs = Outputs()
             var faults = ["VATB_FAIL_END_PICTURE": "3"]
             faults["VATB_PERSONALITY"] = personality
@@ -675,7 +674,8 @@ extension VATestDriverTests {
         /// picture is synchronised at hand-out.
         @Test(arguments: [nil, "ihd"])
         func aFailedSyncIsAMalfunctionOfThatFrame(personality: String?) throws {
-            let samples = try Self.samples(try Self.fixture("hevc-main.265"))
+            let samples = try TestData.samples(
+                try Self.fixture("hevc-main.265").name, frameDuration: Self.frameDuration)
             let outputs = Outputs()
             let session = try Self.session(
                 samples[0].formatDescription,
@@ -707,7 +707,8 @@ extension VATestDriverTests {
         /// sync). Each picture is locked in the handler, so the second sync is the second picture's.
         @Test(arguments: ["i965", "mesa", "nvidia"])
         func aFailedSyncOnADriverWithoutErrorReportsFailsTheLock(personality: String) throws {
-            let samples = try Self.samples(try Self.fixture("hevc-main.265"))
+            let samples = try TestData.samples(
+                try Self.fixture("hevc-main.265").name, frameDuration: Self.frameDuration)
             let stamps = Mutex<[(refcon: Int?, status: VTError?, stamp: DriverStamp?)]>([])
             var variables: [String: String?] = [
                 "LIBVA_DRIVERS_PATH": TestVADriver.buildDirectory.path, "LIBVA_DRIVER_NAME": TestVADriver.driverName,
@@ -742,7 +743,7 @@ extension VATestDriverTests {
         @Test(arguments: TestVADriver.personalities)
         func repeatedFaultsMoveAPreferredSessionToTheCPU(personality: String?) throws {
             let fixture = try Self.fixture("h264-high-bpyramid.264")
-            let samples = try Self.samples(fixture)
+            let samples = try TestData.samples(fixture.name, frameDuration: Self.frameDuration)
             // The pictures keep the GPU's layout after the move: the CPU's, converted to NV12.
             let software = try Self.softwareOutputs(
                 samples, attributes: ImageBufferAttributes(pixelFormat: .nv12VideoRange))
@@ -785,7 +786,8 @@ extension VATestDriverTests {
         /// real drivers do.)
         @Test(arguments: TestVADriver.personalities)
         func damagedDataOnTheGPUIsBadDataNotAMalfunction(personality: String?) throws {
-            var samples = try Self.samples(try Self.fixture("h264-main-cabac.264"))
+            var samples = try TestData.samples(
+                try Self.fixture("h264-main-cabac.264").name, frameDuration: Self.frameDuration)
             // Sample 5's slices: everything after each NAL header byte becomes 0xFF, so that the
             // slice header's first_mb_in_slice and pic_parameter_set_id are out of range.
             let damaged = samples[5].nalUnits.map { unit -> [UInt8] in
@@ -866,7 +868,8 @@ extension VATestDriverTests {
         /// `.required` never leaves the GPU: every failed picture is -12911.
         @Test(arguments: TestVADriver.personalities)
         func requiredSessionsStayOnTheGPUThroughFaults(personality: String?) throws {
-            let samples = try Self.samples(try Self.fixture("h264-main-cabac.264"))
+            let samples = try TestData.samples(
+                try Self.fixture("h264-main-cabac.264").name, frameDuration: Self.frameDuration)
             let outputs = Outputs()
             let session = try Self.session(
                 samples[0].formatDescription,

@@ -160,7 +160,7 @@ import Testing
         let oracle = Set(try Self.ffmpegMessages(Lifecycle.url(name)).map(\.text))
         try #require(!oracle.isEmpty)
         let outputs = try Lifecycle.decode(
-            try Lifecycle.samples(name),
+            try TestData.samples(name),
             specification: DecoderSpecification(hardwareAcceleration: .disabled, threadCount: 1))
         let damaged = outputs.compactMap(\.status).filter { $0 == .videoDecoderBadData }
         try #require(!damaged.isEmpty, "four damaged slices and no picture reported -12909")
@@ -179,7 +179,7 @@ import Testing
         LibavLog.setHandler(upTo: .error) { message in received.withLock { $0.append(message) } }
         defer { LibavLog.setHandler(nil) }
         let label = "frame-threads-\(UUID().uuidString)"
-        let samples = try Lifecycle.samples(name)
+        let samples = try TestData.samples(name)
         let collector = Outputs()
         let session = try LibavLog.withLabel(label) { () throws(VTError) in
             try DecompressionSession(

@@ -60,10 +60,6 @@ extension VATestDriverTests {
             return session
         }
 
-        static func samples(_ name: String) throws -> [SampleBuffer] {
-            try DecompressionSessionLifecycleTests.samples(name)
-        }
-
         /// Open descriptors of this process.
         static func openDescriptors() -> Int {
             ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []).count
@@ -102,7 +98,7 @@ extension VATestDriverTests {
         /// never called again; every frame accepted before got exactly one output.
         @Test(arguments: DecodePath.allCases)
         func decodeFrameAfterInvalidateThrowsInvalidSession(path: DecodePath) throws {
-            let samples = Array(try Self.samples(Self.bpyramid).prefix(8))
+            let samples = Array(try TestData.samples(Self.bpyramid).prefix(8))
             let collector = Outputs()
             let session = try Self.session(samples[0].formatDescription, on: path, handler: collector.handler)
             for (index, sample) in samples.enumerated() { try session.decodeFrame(sample, frameRefcon: index) }
@@ -126,7 +122,7 @@ extension VATestDriverTests {
         /// returns, and nothing is handed out afterwards.
         @Test(arguments: DecodePath.allCases)
         func waitAndInvalidateFromInsideTheOutputHandler(path: DecodePath) throws {
-            let samples = try Self.samples(Self.bpyramid)
+            let samples = try TestData.samples(Self.bpyramid)
             let box = Locked<DecompressionSession?>(nil)
             let invalidated = Locked(false)
             let lateCalls = Locked(0)
@@ -174,7 +170,7 @@ extension VATestDriverTests {
         /// `referenceMissing` (-17694) with `frameDropped` before it — never `badData` (-12909).
         @Test(arguments: DecodePath.allCases)
         func anEarlyDrainInsideTheHandlerReportsOnlyFramesGivenToTheDecoder(path: DecodePath) throws {
-            let samples = try Self.samples(Self.bpyramid)
+            let samples = try TestData.samples(Self.bpyramid)
             let box = Locked<DecompressionSession?>(nil)
             let drained = Locked(false)
             let collector = Outputs { _ in
@@ -213,7 +209,7 @@ extension VATestDriverTests {
         /// and nothing crashes.
         @Test(arguments: DecodePath.allCases)
         func eightThreadsDecodingIntoOneSession(path: DecodePath) throws {
-            let samples = Array(try Self.samples(Self.bpyramid).prefix(24))
+            let samples = Array(try TestData.samples(Self.bpyramid).prefix(24))
             let collector = Outputs()
             let session = try Self.session(samples[0].formatDescription, on: path, handler: collector.handler)
             let thrown = Locked<[VTError]>([])
@@ -257,7 +253,7 @@ extension VATestDriverTests {
         /// grow by that much more without a leak (CI's ASan job saw 64 MiB on the CPU path).
         @Test(arguments: DecodePath.allCases)
         func twoHundredSessionsMadeAndDestroyed(path: DecodePath) throws {
-            let samples = Array(try Self.samples(Self.bpyramid).prefix(3))
+            let samples = Array(try TestData.samples(Self.bpyramid).prefix(3))
             func cycle() throws {
                 let collector = Outputs()
                 let session = try Self.session(samples[0].formatDescription, on: path, handler: collector.handler)
@@ -287,7 +283,7 @@ extension VATestDriverTests {
         /// session goes on decoding the samples that follow.
         @Test(arguments: DecodePath.allCases)
         func aLengthPrefixPastTheEndOfTheSample(path: DecodePath) throws {
-            let samples = Array(try Self.samples(Self.bpyramid).prefix(6))
+            let samples = Array(try TestData.samples(Self.bpyramid).prefix(6))
             let format = samples[0].formatDescription
             var damaged = samples[1].data
             let length = UInt32(damaged.count)  // the first unit claims the whole sample and more
@@ -316,8 +312,8 @@ extension VATestDriverTests {
         /// session goes on with its own stream.
         @Test(arguments: DecodePath.allCases)
         func anHEVCSampleInAnH264Session(path: DecodePath) throws {
-            let h264 = Array(try Self.samples(Self.bpyramid).prefix(4))
-            let hevc = try Self.samples(Self.hevcMain)
+            let h264 = Array(try TestData.samples(Self.bpyramid).prefix(4))
+            let hevc = try TestData.samples(Self.hevcMain)
             let collector = Outputs()
             let session = try Self.session(h264[0].formatDescription, on: path, handler: collector.handler)
             try session.decodeFrame(h264[0], frameRefcon: 0)
@@ -336,8 +332,8 @@ extension VATestDriverTests {
         /// them decode.
         @Test(arguments: DecodePath.allCases)
         func hevcBytesUnderAnH264Description(path: DecodePath) throws {
-            let h264 = Array(try Self.samples(Self.bpyramid).prefix(3))
-            let hevc = Array(try Self.samples(Self.hevcMain).prefix(3))
+            let h264 = Array(try TestData.samples(Self.bpyramid).prefix(3))
+            let hevc = Array(try TestData.samples(Self.hevcMain).prefix(3))
             let format = h264[0].formatDescription
             let disguised = hevc.compactMap { try? SampleBuffer(data: $0.data, formatDescription: format) }
             let collector = Outputs()
@@ -364,7 +360,7 @@ extension VATestDriverTests {
         /// them frees every VA object.
         @Test(arguments: DecodePath.allCases)
         func aPixelBufferLockedAfterItsSessionIsGone(path: DecodePath) throws {
-            let samples = Array(try Self.samples(Self.bpyramid).prefix(6))
+            let samples = Array(try TestData.samples(Self.bpyramid).prefix(6))
             let objects = try Self.vaObjects()
             var kept: [(refcon: Int, image: PixelBuffer)] = []
             let seenInHandler = Locked<[Int: String]>([:])
@@ -408,7 +404,7 @@ extension VATestDriverTests {
         @Test(arguments: DecodePath.allCases)
         func aDecodedFrameSequenceCancelledMidStream(path: DecodePath) async throws {
             if path == .testDriver { try #require(TestVADriver.isBuilt) }
-            let samples = try Self.samples(Self.hevcMain)
+            let samples = try TestData.samples(Self.hevcMain)
             let objects = try Self.vaObjects()
             let taken = DecodedFrameSequenceTests.Counter()
             let seen = DecodedFrameSequenceTests.Counter()

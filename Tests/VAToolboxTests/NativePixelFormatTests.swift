@@ -45,7 +45,7 @@ extension VATestDriverTests.HardwareSessions {
     func nativeFormatIsTheSameOnBothPaths(name: String, expected: PixelFormat) throws {
         try #require(TestVADriver.isBuilt)
         let fixture = try Self.fixture(name)
-        let samples = try Self.samples(fixture)
+        let samples = try TestData.samples(fixture.name, frameDuration: Self.frameDuration)
         let format = samples[0].formatDescription
         let oracle = try FrameMD5Oracle(contentsOf: fixture.url.appendingPathExtension("framemd5")).frames.map(\.md5)
 
@@ -79,7 +79,7 @@ extension VATestDriverTests.HardwareSessions {
         arguments: ["h264-main-cabac.264", "hevc-main10.265"])
     func planarFormatIsHandedOutWithoutACopy(name: String) throws {
         let fixture = try Self.fixture(name)
-        let samples = try Self.samples(fixture)
+        let samples = try TestData.samples(fixture.name, frameDuration: Self.frameDuration)
         let format = samples[0].formatDescription
         let oracle = try FrameMD5Oracle(contentsOf: fixture.url.appendingPathExtension("framemd5")).frames.map(\.md5)
         let planar = DecompressionSession.planarPixelFormat(for: format)
@@ -115,7 +115,7 @@ extension VATestDriverTests.HardwareSessions {
         ])
     func streamsOnlyTheCPUDecodes(name: String, expected: PixelFormat) throws {
         let fixture = VATestDriverTests.HardwareFixture(name: name, profile: 0, tenBit: false)
-        let samples = try Self.samples(fixture)
+        let samples = try TestData.samples(fixture.name, frameDuration: Self.frameDuration)
         let oracle = try FrameMD5Oracle(contentsOf: fixture.url.appendingPathExtension("framemd5")).frames.map(\.md5)
         #expect(DecompressionSession.nativePixelFormat(for: samples[0].formatDescription) == expected)
         let images = try Self.softwareOutputs(samples).compactMap(\.imageBuffer)

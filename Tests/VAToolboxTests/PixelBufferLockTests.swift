@@ -208,7 +208,7 @@ extension VATestDriverTests.HardwareSessions {
     /// cycle after the first adds no image: locks never accumulate driver objects.
     @Test(.enabled(if: TestVADriver.isBuilt)) func pairLockMapsASurfaceAndTheLastUnlockUnmapsIt() throws {
         let fixture = try Self.fixture("h264-main-cabac.264")
-        let samples = try Self.samples(fixture)
+        let samples = try TestData.samples(fixture.name, frameDuration: Self.frameDuration)
         let outputs = Outputs()
         let session = try Self.session(samples[0].formatDescription, outputs: outputs)
         for sample in samples.prefix(4) { try session.decodeFrame(sample) }

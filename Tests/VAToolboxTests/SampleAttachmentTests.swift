@@ -10,14 +10,7 @@ import Testing
 /// samples — through the public API, against ffmpeg's output.
 @Suite struct SampleAttachmentTests {
     /// The B-pyramid fixture: reordered output, two sync samples.
-    static func samples() throws -> [SampleBuffer] {
-        let stream = try #require(StreamFile.validFixtures.first { $0.name == "h264-high-bpyramid.264" })
-        var options = ElementaryStreamParser.Options()
-        options.frameDuration = MediaTime(value: 1, timescale: 25)
-        let samples = ElementaryStreamParser.samples(in: try stream.bytes(), codec: .h264, options: options)
-        try #require(samples.count > 20)
-        return samples
-    }
+    static let fixture = "h264-high-bpyramid.264"
 
     /// Decodes synchronously (refcon = index), calling `afterEach` with the outputs so far after
     /// each `decodeFrame` returns; finishes and invalidates.
@@ -52,7 +45,8 @@ import Testing
     /// "DoNotDisplay: the sample should be decoded but not displayed" — the frame comes out
     /// dropped, without an image and without an error, and the frames that refer to it are intact.
     @Test func doNotDisplayDecodesTheFrameButOutputsNoImage() throws {
-        let samples = try Self.samples()
+        let samples = try TestData.samples(
+            Self.fixture, frameDuration: MediaTime(value: 1, timescale: 25), minimumCount: 21)
         let baseline = Self.pictures(try Self.decode(samples))
         #expect(baseline.count == samples.count)
         var flagged = samples
@@ -77,7 +71,8 @@ import Testing
     /// the time the call returns, every frame so far is out; decoding goes on from the next sync
     /// sample with the same pictures.
     @Test func drainAfterDecodingEmitsEveryFrameBeforeTheCallReturns() throws {
-        let samples = try Self.samples()
+        let samples = try TestData.samples(
+            Self.fixture, frameDuration: MediaTime(value: 1, timescale: 25), minimumCount: 21)
         let baseline = Self.pictures(try Self.decode(samples))
         let secondSync = try #require(samples.indices.dropFirst().first { samples[$0].isSync })
         var flagged = samples
@@ -94,7 +89,8 @@ import Testing
     /// "ResetDecoderBeforeDecoding: the decoder should be reset before decoding this sample" —
     /// the frames before it come out first, then it decodes from a clean state.
     @Test func resetBeforeDecodingFlushesTheEarlierFramesFirst() throws {
-        let samples = try Self.samples()
+        let samples = try TestData.samples(
+            Self.fixture, frameDuration: MediaTime(value: 1, timescale: 25), minimumCount: 21)
         let baseline = Self.pictures(try Self.decode(samples))
         let secondSync = try #require(samples.indices.dropFirst().first { samples[$0].isSync })
         var flagged = samples
@@ -122,7 +118,8 @@ import Testing
     /// A finish called from inside the output handler, with asynchronous frames still queued:
     /// the queued frames are decoded afterwards, not reported missing.
     @Test func aDrainInsideTheHandlerLeavesQueuedFramesAlone() throws {
-        let samples = try Self.samples()
+        let samples = try TestData.samples(
+            Self.fixture, frameDuration: MediaTime(value: 1, timescale: 25), minimumCount: 21)
         let baseline = Self.pictures(try Self.decode(samples))
         let outputs = Outputs()
         let drained = Atomic<Bool>(false)
