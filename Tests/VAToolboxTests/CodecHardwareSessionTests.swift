@@ -61,7 +61,7 @@ extension VATestDriverTests {
                 let tenBit = samples[0].formatDescription.stream.bitDepthLuma > 8
                 let native: PixelFormat = tenBit ? .p010VideoRange : .nv12VideoRange
                 #expect(session.nativePixelFormat == native)
-                try Sessions.decode(samples, with: session)
+                try decode(samples, with: session)
                 let results = outputs.all
                 #expect(results.count == samples.count, "\(file.name): one output per sample")
                 #expect(
@@ -102,7 +102,7 @@ extension VATestDriverTests {
             let session = try Sessions.session(samples[0].formatDescription, acceleration: .preferred, outputs: outputs)
             #expect(!session.usingHardwareAcceleratedVideoDecoder)
             #expect(session.hardwareUnavailableReason?.contains("VP9") == true)
-            try Sessions.decode(samples, with: session)
+            try decode(samples, with: session)
             let oracle = try FrameMD5Oracle(contentsOf: file.url.appendingPathExtension("framemd5")).frames
             #expect(outputs.all.compactMap(\.imageBuffer?.md5) == oracle.map(\.md5))
             do {
@@ -136,7 +136,7 @@ extension VATestDriverTests {
                 faults: Sessions.personality(personality).merging(["VATB_MAX_SIZE": "200x200"]) { $1 },
                 attributes: ImageBufferAttributes(minimumBufferCount: 30), outputs: outputs)
             #expect(session.usingHardwareAcceleratedVideoDecoder)
-            try Sessions.decode(samples, with: session)
+            try decode(samples, with: session)
             #expect(!session.usingHardwareAcceleratedVideoDecoder)
             #expect(session.hardwareUnavailableReason?.contains("could not decode the stream") == true)
             let results = outputs.all
@@ -171,7 +171,7 @@ extension VATestDriverTests {
                     samples[0].formatDescription,
                     faults: Sessions.personality(personality).merging(["VATB_FAIL_END_PICTURE": "3"]) { $1 },
                     outputs: outputs)
-                try Sessions.decode(samples, with: session)
+                try decode(samples, with: session)
                 let results = outputs.all
                 #expect(results.count == samples.count, "\(name)")
                 let failed = results.filter { $0.status == .videoDecoderMalfunction }
@@ -231,7 +231,7 @@ extension VATestDriverTests {
                     let session = try Sessions.session(
                         mutated[0].formatDescription, acceleration: acceleration,
                         faults: Sessions.personality(personality), outputs: outputs)
-                    try Sessions.decode(mutated, with: session)
+                    try decode(mutated, with: session)
                     #expect(outputs.all.count == mutated.count, "\(file.name): one output per accepted sample")
                 }
                 #expect(try Sessions.liveObjects() == before, "\(file.name): every VA object destroyed")

@@ -82,7 +82,7 @@ struct CodecFile: Sendable, CustomTestStringConvertible, Hashable {
 /// checksums, with the codec-specific rules of format descriptions and samples.
 @Suite struct CodecSessionTests {
     /// Decodes every sample on the CPU (refcon = index), finishes and invalidates.
-    static func decode(
+    static func cpuOutputs(
         _ samples: [SampleBuffer], attributes: ImageBufferAttributes? = nil, threads: Int = 2
     ) throws -> [DecompressionOutput] {
         let outputs = Outputs()
@@ -91,12 +91,7 @@ struct CodecFile: Sendable, CustomTestStringConvertible, Hashable {
             decoderSpecification: DecoderSpecification(hardwareAcceleration: .disabled, threadCount: threads),
             imageBufferAttributes: attributes, outputHandler: outputs.handler)
         #expect(!session.usingHardwareAcceleratedVideoDecoder)
-        for (index, sample) in samples.enumerated() {
-            try session.decodeFrame(sample, flags: [.enableAsynchronousDecompression], frameRefcon: index)
-        }
-        try session.finishDelayedFrames()
-        try session.waitForAsynchronousFrames()
-        session.invalidate()
+        try decode(samples, with: session, flags: [.enableAsynchronousDecompression], then: .all)
         return outputs.all
     }
 
@@ -105,7 +100,7 @@ struct CodecFile: Sendable, CustomTestStringConvertible, Hashable {
         let samples = try TestData.samples(file.url.path)
         #expect(samples[0].formatDescription.codecType == file.codec)
         let oracle = try FrameMD5Oracle(contentsOf: file.url.appendingPathExtension("framemd5")).frames
-        let outputs = try Self.decode(samples)
+        let outputs = try Self.cpuOutputs(samples)
         #expect(outputs.count == samples.count, "one output per sample")
         #expect(outputs.allSatisfy { $0.status == nil }, "\(outputs.compactMap(\.status).first.map { "\($0)" } ?? "")")
         let images = outputs.compactMap(\.imageBuffer)
@@ -138,7 +133,7 @@ struct CodecFile: Sendable, CustomTestStringConvertible, Hashable {
             }
             #expect(expected.count == samples.count)
         }
-        let outputs = try Self.decode(samples, attributes: ImageBufferAttributes(pixelFormat: .nv12VideoRange))
+        let outputs = try Self.cpuOutputs(samples, attributes: ImageBufferAttributes(pixelFormat: .nv12VideoRange))
         let images = outputs.compactMap(\.imageBuffer)
         #expect(outputs.allSatisfy { $0.status == nil }, "\(file.name): clean stream, clean statuses")
         #expect(images.count == expected.count, "\(file.name): frame count")
@@ -208,7 +203,7 @@ struct CodecFile: Sendable, CustomTestStringConvertible, Hashable {
                 data: $0.data, formatDescription: fromStream, timing: $0.timing, attachments: $0.attachments)
         }
         let oracle = try FrameMD5Oracle(contentsOf: file.url.appendingPathExtension("framemd5")).frames
-        #expect(try Self.decode(rewrapped).compactMap(\.imageBuffer).map(planarMD5) == oracle.map(\.md5))
+        #expect(try Self.cpuOutputs(rewrapped).compactMap(\.imageBuffer).map(planarMD5) == oracle.map(\.md5))
     }
 
     /// Bytes that are not what an initialiser describes from are refused with the reason.
@@ -274,7 +269,7 @@ struct CodecFile: Sendable, CustomTestStringConvertible, Hashable {
             try SampleBuffer(data: $0.data, formatDescription: format, timing: $0.timing, attachments: $0.attachments)
         }
         let oracle = try FrameMD5Oracle(contentsOf: file.url.appendingPathExtension("framemd5")).frames
-        #expect(try Self.decode(rewrapped).compactMap(\.imageBuffer).map(planarMD5) == oracle.map(\.md5))
+        #expect(try Self.cpuOutputs(rewrapped).compactMap(\.imageBuffer).map(planarMD5) == oracle.map(\.md5))
         #expect(throws: VTError.formatDescriptionInvalidParameter) { try VPCodecConfigurationRecord([1, 0, 0]) }
         #expect(throws: VTError.formatDescriptionInvalidParameter) {
             try VideoFormatDescription(vpcC: atom, width: 0, height: 240)
@@ -328,7 +323,7 @@ struct CodecFile: Sendable, CustomTestStringConvertible, Hashable {
         let second = try #require(CodecFile.fixtures.first { $0.name == "av1-10bit.mkv" })
         // The MP4 and MKV samples carry no sequence header: the description's must reach the decoder.
         let samples = try TestData.samples(first.url.path) + TestData.samples(second.url.path)
-        let outputs = try Self.decode(samples, threads: 1)
+        let outputs = try Self.cpuOutputs(samples, threads: 1)
         let expected =
             try FrameMD5Oracle(contentsOf: first.url.appendingPathExtension("framemd5")).frames
             + FrameMD5Oracle(contentsOf: second.url.appendingPathExtension("framemd5")).frames
@@ -362,7 +357,7 @@ struct CodecFile: Sendable, CustomTestStringConvertible, Hashable {
         defer { try? FileManager.default.removeItem(at: directory) }
         let url = try Self.makeAV1ReferenceScalingStream(in: directory)
         let samples = try MediaFileReader(path: url.path).readAllSamples()
-        let outputs = try Self.decode(samples)
+        let outputs = try Self.cpuOutputs(samples)
         let expected = try CommandRunner.ffmpeg(["-i", url.path, "-autoscale", "0", "-f", "framemd5", "-"]).text
             .split(separator: "\n").filter { !$0.hasPrefix("#") }
             .compactMap { $0.split(separator: ",").last.map { $0.trimmingCharacters(in: .whitespaces) } }
@@ -380,7 +375,7 @@ struct CodecFile: Sendable, CustomTestStringConvertible, Hashable {
         for file in CodecFile.fixtures {
             let mutated = try file.mutatedSamples(using: &generator)
             guard !mutated.isEmpty else { continue }
-            let outputs = try Self.decode(mutated, threads: 1)
+            let outputs = try Self.cpuOutputs(mutated, threads: 1)
             #expect(outputs.count == mutated.count, "\(file.name): one output per accepted sample")
         }
     }
@@ -440,7 +435,7 @@ struct CodecFile: Sendable, CustomTestStringConvertible, Hashable {
             #expect(error == .sampleBufferDataFailed || error == .sampleBufferInvalidSampleData)
         }
         #expect(!samples.isEmpty)
-        let outputs = try Self.decode(samples, threads: 1)
+        let outputs = try Self.cpuOutputs(samples, threads: 1)
         #expect(outputs.count == samples.count)
     }
 }
@@ -468,7 +463,7 @@ struct CodecFile: Sendable, CustomTestStringConvertible, Hashable {
         let samples = ElementaryStreamParser.samples(in: try TestData.bytes(url), codec: .hevc)
         try #require(!samples.isEmpty)
         #expect(samples[0].formatDescription.stream.profileName == "Rext")
-        let outputs = try CodecSessionTests.decode(samples)
+        let outputs = try CodecSessionTests.cpuOutputs(samples)
         let expected = try CommandRunner.ffmpeg(["-i", url.path, "-f", "framemd5", "-"]).text
             .split(separator: "\n").filter { !$0.hasPrefix("#") }
             .compactMap { $0.split(separator: ",").last.map { $0.trimmingCharacters(in: .whitespaces) } }
@@ -497,7 +492,7 @@ struct CodecFile: Sendable, CustomTestStringConvertible, Hashable {
                 nalUnits: $0.nalUnits.filter { !$0.isParameterSet }.map(\.bytes), formatDescription: format,
                 timing: $0.timing, attachments: $0.attachments)
         }
-        let outputs = try CodecSessionTests.decode(rewrapped)
+        let outputs = try CodecSessionTests.cpuOutputs(rewrapped)
         let oracle = try FrameMD5Oracle(contentsOf: stream.url.appendingPathExtension("framemd5")).frames
         #expect(outputs.allSatisfy { $0.status == nil })
         #expect(outputs.compactMap(\.imageBuffer).map(planarMD5) == oracle.map(\.md5))

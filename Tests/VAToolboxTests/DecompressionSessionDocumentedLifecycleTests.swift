@@ -87,12 +87,9 @@ import Testing
         let collector = Outputs()
         let session = try make(collector)
         let flags: DecodeFrameFlags = asynchronous ? [.enableAsynchronousDecompression] : []
-        for (index, sample) in samples.enumerated() {
-            try session.decodeFrame(sample, flags: flags, frameRefcon: index)
-            if (index + 1) % finishEvery == 0 { try session.finishDelayedFrames() }
-        }
-        try session.waitForAsynchronousFrames()
-        session.invalidate()
+        try decode(
+            samples, with: session, flags: flags, finishingAfter: { ($0 + 1) % finishEvery == 0 },
+            then: [.wait, .invalidate])
         return collector.all
     }
 

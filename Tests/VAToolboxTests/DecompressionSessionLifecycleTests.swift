@@ -121,7 +121,7 @@ import Testing
         try #require(samples.count == oracle.count)
         #expect(samples.filter(\.isSync).count == 2)
 
-        let outputs = try Self.decode(samples, flags: [.enableAsynchronousDecompression, .enableTemporalProcessing])
+        let outputs = try Self.outputs(samples, flags: [.enableAsynchronousDecompression, .enableTemporalProcessing])
         #expect(outputs.count == samples.count)
         #expect(outputs.allSatisfy { $0.status == nil })
         #expect(outputs.map { $0.imageBuffer.map(planarMD5) } == oracle.map(\.md5))
@@ -296,7 +296,7 @@ import Testing
         let samples = try TestData.samples("h264-bitflip.264")
         let clean = try Self.oracle(Self.bpyramid)
         try #require(samples.count == clean.count)
-        let outputs = try Self.decode(
+        let outputs = try Self.outputs(
             samples, flags: frameThreads ? [.enableAsynchronousDecompression] : [],
             specification: DecoderSpecification(threadCount: frameThreads ? 0 : 1))
         #expect(outputs.count == samples.count)
@@ -316,7 +316,7 @@ import Testing
     @Test func truncatedStreamGivesOneOutputPerSample() throws {
         let samples = try TestData.samples("h264-truncated.264")
         #expect(samples.count == 26)
-        let outputs = try Self.decode(samples, flags: [.enableAsynchronousDecompression])
+        let outputs = try Self.outputs(samples, flags: [.enableAsynchronousDecompression])
         #expect(outputs.count == samples.count)
         #expect(outputs.compactMap { $0.frameRefcon as? Int }.sorted() == Array(samples.indices))
         let clean = try Self.oracle(Self.bpyramid)
@@ -441,13 +441,13 @@ import Testing
     @Test func sessionsDecodingInParallelMatchOneSessionAlone() throws {
         let streams = [Self.bpyramid, Self.hevcMain]
         let samples = try streams.map { try TestData.samples($0) }
-        let alone = try samples.map { try Self.decode($0).map { $0.imageBuffer.map(planarMD5) } }
+        let alone = try samples.map { try Self.outputs($0).map { $0.imageBuffer.map(planarMD5) } }
 
         // Two sessions per stream, four at once.
         let jobs = [0, 0, 1, 1]
         let results = Locked<[Int: [String?]]>([:])
         DispatchQueue.concurrentPerform(iterations: jobs.count) { job in
-            let md5s = (try? Self.decode(samples[jobs[job]], flags: [.enableAsynchronousDecompression]))?.map {
+            let md5s = (try? Self.outputs(samples[jobs[job]], flags: [.enableAsynchronousDecompression]))?.map {
                 $0.imageBuffer.map(planarMD5)
             }
             results.withLock { $0[job] = md5s ?? [] }
@@ -492,7 +492,7 @@ import Testing
         // Drop the first P picture after the IDR (decode order 1): later pictures refer to it.
         let damaged = samples.enumerated().filter { $0.offset != 1 }.map(\.element)
         let collector = Outputs()
-        _ = try Self.decode(damaged, specification: DecoderSpecification(threadCount: 1), collector: collector)
+        _ = try Self.outputs(damaged, specification: DecoderSpecification(threadCount: 1), collector: collector)
         let outputs = collector.all
         #expect(outputs.count == damaged.count)
         let beforeSync = outputs.filter { ($0.frameRefcon as? Int).map { $0 < secondSync - 1 } ?? false }
@@ -513,11 +513,11 @@ import Testing
         let secondSync = try #require(samples.indices.dropFirst().first { samples[$0].isSync })
         try #require(samples[dropped].nalUnits.contains { $0.isVCL && $0.isReference })
 
-        let intact = try Self.decode(samples, specification: DecoderSpecification(threadCount: 1))
+        let intact = try Self.outputs(samples, specification: DecoderSpecification(threadCount: 1))
         #expect(intact.allSatisfy { $0.status == nil })
 
         let damaged = samples.enumerated().filter { $0.offset != dropped }.map(\.element)
-        let outputs = try Self.decode(damaged, specification: DecoderSpecification(threadCount: 1))
+        let outputs = try Self.outputs(damaged, specification: DecoderSpecification(threadCount: 1))
         #expect(outputs.count == damaged.count)
         // In `damaged`, the samples after the dropped one up to the next IRAP are dropped ..< secondSync - 1.
         let flagged = outputs.filter { $0.status == .videoDecoderReferenceMissing }.compactMap {
@@ -561,13 +561,13 @@ import Testing
         try #require(!rasl.isEmpty, "no RASL picture after the CRA picture")
         try #require(joined[nextIRAP...].contains { [8, 9].contains(type($0)) })
 
-        let whole = try Self.decode(samples, specification: DecoderSpecification(threadCount: 1))
+        let whole = try Self.outputs(samples, specification: DecoderSpecification(threadCount: 1))
         #expect(whole.allSatisfy { $0.status == nil })
         let wholePictures = Dictionary(
             uniqueKeysWithValues: whole.compactMap { output in
                 (output.frameRefcon as? Int).map { ($0 - join, output.imageBuffer.map(planarMD5)) }
             })
-        let outputs = try Self.decode(joined, specification: DecoderSpecification(threadCount: 1))
+        let outputs = try Self.outputs(joined, specification: DecoderSpecification(threadCount: 1))
         #expect(outputs.count == joined.count)
         for output in outputs {
             guard let refcon = output.frameRefcon as? Int else { continue }
@@ -656,7 +656,7 @@ import Testing
             }
         }
         // The decoder's own planar pictures: the zero-copy hand-out this test is about.
-        let outputs = try Self.decode(
+        let outputs = try Self.outputs(
             samples, specification: DecoderSpecification(threadCount: 1),
             attributes: ImageBufferAttributes(pixelFormat: .yuv420Planar), collector: collector)
         let result = record.withLock { $0 }
@@ -706,7 +706,7 @@ extension DecompressionSessionLifecycleTests {
 
     /// Decodes samples through one session (refcon = sample index), drains, waits and
     /// invalidates; returns the outputs in the order they came.
-    static func decode(
+    static func outputs(
         _ samples: [SampleBuffer], flags: DecodeFrameFlags = [],
         specification: DecoderSpecification = DecoderSpecification(), attributes: ImageBufferAttributes? = nil,
         collector: Outputs = Outputs()
@@ -714,12 +714,7 @@ extension DecompressionSessionLifecycleTests {
         let session = try DecompressionSession(
             formatDescription: samples[0].formatDescription, decoderSpecification: specification,
             imageBufferAttributes: attributes, outputHandler: collector.handler)
-        for (index, sample) in samples.enumerated() {
-            try session.decodeFrame(sample, flags: flags, frameRefcon: index)
-        }
-        try session.finishDelayedFrames()
-        try session.waitForAsynchronousFrames()
-        session.invalidate()
+        try decode(samples, with: session, flags: flags, then: .all)
         return collector.all
     }
 }

@@ -64,19 +64,14 @@ import Testing
 
     /// Decodes `samples` (refcon = index) with a `finishDelayedFrames()` after each sample in
     /// `finishes`, then waits and invalidates; returns the outputs in the order they came.
-    static func decode(
+    static func outputs(
         _ samples: [SampleBuffer], finishingAfter finishes: (Int) -> Bool, asynchronous: Bool,
         session make: (Outputs) throws -> DecompressionSession
     ) throws -> [DecompressionOutput] {
         let collector = Outputs()
         let session = try make(collector)
         let flags: DecodeFrameFlags = asynchronous ? [.enableAsynchronousDecompression] : []
-        for (index, sample) in samples.enumerated() {
-            try session.decodeFrame(sample, flags: flags, frameRefcon: index)
-            if finishes(index) { try session.finishDelayedFrames() }
-        }
-        try session.waitForAsynchronousFrames()
-        session.invalidate()
+        try decode(samples, with: session, flags: flags, finishingAfter: finishes, then: [.wait, .invalidate])
         return collector.all
     }
 
@@ -106,7 +101,7 @@ import Testing
         _ samples: [SampleBuffer], oracle: [String], md5: (PixelBuffer) throws -> String,
         session make: (Outputs) throws -> DecompressionSession
     ) throws -> [Int: Int] {
-        let outputs = try decode(samples, finishingAfter: { _ in false }, asynchronous: false, session: make)
+        let outputs = try Self.outputs(samples, finishingAfter: { _ in false }, asynchronous: false, session: make)
         #expect(try outputs.map { try $0.imageBuffer.map(md5) } == oracle, "the uninterrupted decode is ffmpeg's")
         var positions: [Int: Int] = [:]
         for (position, output) in outputs.enumerated() {
@@ -154,7 +149,7 @@ import Testing
         let pointPosition = try #require(positions[point])
         var flagged = samples
         flagged[point].attachments.insert(.resetDecoderBeforeDecoding)
-        let outputs = try Self.decode(flagged, finishingAfter: { _ in false }, asynchronous: false, session: make)
+        let outputs = try Self.outputs(flagged, finishingAfter: { _ in false }, asynchronous: false, session: make)
         #expect(outputs.count == samples.count)
         for output in outputs {
             let refcon = try #require(output.frameRefcon as? Int)
@@ -179,7 +174,7 @@ import Testing
         let name = "hevc-end-of-sequence.265"
         let samples = try TestData.samples(name)
         let oracle = try Lifecycle.oracle(name).map(\.md5)
-        let outputs = try Self.decode(
+        let outputs = try Self.outputs(
             samples, finishingAfter: { _ in false }, asynchronous: false,
             session: Self.cpuSession(samples[0].formatDescription))
         #expect(outputs.count == samples.count)
@@ -284,7 +279,7 @@ import Testing
         let finishes = Self.finishPoints(samples)
         #expect(finishes.count == 8)
         for finish in finishes {
-            let outputs = try Self.decode(
+            let outputs = try Self.outputs(
                 samples, finishingAfter: { $0 == finish.after }, asynchronous: false, session: make)
             try Self.expectEveryPicture(
                 outputs, samples: samples, oracle: oracle, positions: positions, md5: planarMD5, "\(stream): \(finish)")
@@ -297,7 +292,8 @@ import Testing
         let (samples, oracle) = try Self.samplesAndOracle(stream)
         let make = Self.cpuSession(samples[0].formatDescription)
         let positions = try Self.presentationPositions(samples, oracle: oracle, md5: planarMD5, session: make)
-        let outputs = try Self.decode(samples, finishingAfter: { _ in true }, asynchronous: asynchronous, session: make)
+        let outputs = try Self.outputs(
+            samples, finishingAfter: { _ in true }, asynchronous: asynchronous, session: make)
         try Self.expectEveryPicture(
             outputs, samples: samples, oracle: oracle, positions: positions, md5: planarMD5,
             "\(stream), finish after every sample")
@@ -349,7 +345,7 @@ extension VATestDriverTests {
             let finishes = OpenGOP.finishPoints(samples)
             #expect(finishes.count == 8)
             for finish in finishes {
-                let outputs = try OpenGOP.decode(
+                let outputs = try OpenGOP.outputs(
                     samples, finishingAfter: { $0 == finish.after }, asynchronous: true, session: make)
                 try OpenGOP.expectEveryPicture(
                     outputs, samples: samples, oracle: oracle, positions: positions, md5: i420MD5,

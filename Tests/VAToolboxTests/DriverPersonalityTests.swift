@@ -92,7 +92,7 @@ extension VATestDriverTests {
                     samples[0].formatDescription, faults: Self.faults(personality),
                     attributes: ImageBufferAttributes(minimumBufferCount: 4), outputs: outputs)
                 #expect(session.usingHardwareAcceleratedVideoDecoder)
-                try Sessions.decode(samples, with: session)
+                try decode(samples, with: session)
                 let results = outputs.all
                 #expect(results.count == samples.count)
                 #expect(
@@ -121,7 +121,7 @@ extension VATestDriverTests {
             let session = try Sessions.session(
                 samples[0].formatDescription, faults: Self.faults(personality),
                 attributes: ImageBufferAttributes(minimumBufferCount: samples.count), outputs: outputs)
-            try Sessions.decode(samples, with: session)
+            try decode(samples, with: session)
             let results = outputs.all
             #expect(results.count == samples.count)
             var locked = 0
@@ -147,7 +147,7 @@ extension VATestDriverTests {
             let outputs = Outputs()
             let session = try Sessions.session(
                 samples[0].formatDescription, faults: Self.faults(personality), outputs: outputs)
-            try Sessions.decode(samples, with: session)
+            try decode(samples, with: session)
             let output = try #require(outputs.all.first)
             let image = try #require(output.imageBuffer)
             let refcon = try #require(output.frameRefcon as? Int)
@@ -195,7 +195,7 @@ extension VATestDriverTests {
             let outputs = Outputs()
             let session = try Sessions.session(
                 samples[0].formatDescription, faults: Self.faults("nvidia", ["NVD_BACKEND": "egl"]), outputs: outputs)
-            try Sessions.decode(samples, with: session)
+            try decode(samples, with: session)
             let image = try #require(outputs.all.first?.imageBuffer)
             let error = #expect(throws: VTError.self) { _ = try image.exportDMABuf() }
             #expect(error == .pixelTransferNotSupported)
@@ -231,7 +231,7 @@ extension VATestDriverTests {
                     results.withLock { $0.append((output.status, exported, stamp)) }
                 }
             }
-            try Sessions.decode(samples, with: session)
+            try decode(samples, with: session)
             let frames = results.withLock { $0 }
             #expect(frames.allSatisfy { $0.status == nil })
             let refused = frames.compactMap { frame -> VTError? in
@@ -257,7 +257,7 @@ extension VATestDriverTests {
             let session = try Sessions.session(
                 samples[0].formatDescription, acceleration: .preferred,
                 faults: Self.faults(personality, ["VATB_CORRUPT_PICTURE": "3:5"]), outputs: outputs)
-            try Sessions.decode(samples, with: session)
+            try decode(samples, with: session)
             #expect(session.usingHardwareAcceleratedVideoDecoder)
             let results = outputs.all
             #expect(results.compactMap { $0.frameRefcon as? Int }.sorted() == Array(samples.indices))
@@ -286,7 +286,7 @@ extension VATestDriverTests {
             let session = try Sessions.session(
                 samples[0].formatDescription, faults: Self.faults("nvidia"),
                 attributes: ImageBufferAttributes(minimumBufferCount: 40), outputs: outputs)
-            try Sessions.decode(samples, with: session)
+            try decode(samples, with: session)
             let results = outputs.all
             #expect(results.count == samples.count)
             #expect(

@@ -47,15 +47,6 @@ extension VATestDriverTests {
             }
         }
 
-        /// Decodes every sample (refcon = index), finishes and invalidates.
-        static func decode(_ samples: [SampleBuffer], with session: DecompressionSession) throws {
-            for (index, sample) in samples.enumerated() {
-                try session.decodeFrame(sample, frameRefcon: index)
-            }
-            try session.finishDelayedFrames()
-            session.invalidate()
-        }
-
         /// The software path's outputs for the same samples.
         static func softwareOutputs(
             _ samples: [SampleBuffer], attributes: ImageBufferAttributes? = nil
@@ -114,7 +105,7 @@ extension VATestDriverTests {
                     fixture.tenBit
                     ? (fullRange ? .p010FullRange : .p010VideoRange) : (fullRange ? .nv12FullRange : .nv12VideoRange)
                 #expect(session.nativePixelFormat == native)
-                try Self.decode(samples, with: session)
+                try decode(samples, with: session)
                 let results = outputs.all
 
                 // The same frames, in the same (presentation) order, as on the CPU.
@@ -165,7 +156,7 @@ extension VATestDriverTests {
             let outputs = Outputs()
             let session = try Self.session(
                 samples[0].formatDescription, faults: Self.personality(personality), outputs: outputs)
-            try Self.decode(samples, with: session)
+            try decode(samples, with: session)
             let results = outputs.all
             #expect(results.count == samples.count)
             #expect(results.allSatisfy { $0.status == nil })
@@ -268,7 +259,7 @@ extension VATestDriverTests {
                         seen.withLock { $0.append(frame) }
                     }
                 }
-                try Self.decode(samples, with: session)
+                try decode(samples, with: session)
                 let frames = seen.withLock { $0 }
                 #expect(frames.compactMap(\.refcon).sorted() == Array(samples.indices), "\(file)")
                 #expect(
@@ -312,7 +303,7 @@ extension VATestDriverTests {
                 samples[0].formatDescription, faults: personality.map { ["VATB_PERSONALITY": $0] } ?? [:],
                 // Full-range I420, as the stream (yuvj420p) is full range: a change of layout only.
                 attributes: ImageBufferAttributes(pixelFormat: .yuv420PlanarFullRange), outputs: outputs)
-            try Self.decode(samples, with: session)
+            try decode(samples, with: session)
             let results = outputs.all
             #expect(results.count == samples.count)
             for output in results {
@@ -335,7 +326,7 @@ extension VATestDriverTests {
             let session = try Self.session(
                 samples[0].formatDescription, faults: personality.map { ["VATB_PERSONALITY": $0] } ?? [:],
                 outputs: outputs)
-            try Self.decode(samples, with: session)
+            try decode(samples, with: session)
             let image = try #require(outputs.all.first?.imageBuffer)
             let stamp = Self.stamp(image)
             try image.withLockedPlanesForWriting { planes in
@@ -359,7 +350,7 @@ extension VATestDriverTests {
             let outputs = Outputs()
             let session = try Self.session(
                 samples[0].formatDescription, faults: Self.personality(personality), outputs: outputs)
-            try Self.decode(samples, with: session)
+            try decode(samples, with: session)
             let output = try #require(outputs.all.first)
             let image = try #require(output.imageBuffer)
             let refcon = try #require(output.frameRefcon as? Int)
@@ -430,7 +421,7 @@ extension VATestDriverTests {
             let session = try Self.session(format, acceleration: .preferred, outputs: outputs)
             #expect(!session.usingHardwareAcceleratedVideoDecoder)
             #expect(session.hardwareUnavailableReason?.contains("below the driver's VP9Profile0 minimum") == true)
-            try Self.decode(samples, with: session)
+            try decode(samples, with: session)
             let software = try Self.softwareOutputs(samples)
             #expect(outputs.all.count == 5 && software.count == 5)
             #expect(outputs.all.allSatisfy { $0.status == nil })
@@ -573,7 +564,7 @@ extension VATestDriverTests {
             #expect(
                 session.hardwareUnavailableReason?.contains(reason) == true,
                 "\(session.hardwareUnavailableReason ?? "")")
-            try Self.decode(samples, with: session)
+            try decode(samples, with: session)
             #expect(outputs.all.map { $0.imageBuffer.map(planarMD5) } == oracle.map(\.md5))
 
             let error = #expect(throws: VTError.self) {
@@ -610,7 +601,7 @@ extension VATestDriverTests {
                 faults: Self.personality(personality).merging(["VATB_MAX_SIZE": "200x200"]) { $1 },
                 attributes: ImageBufferAttributes(minimumBufferCount: 48), outputs: outputs)
             #expect(session.usingHardwareAcceleratedVideoDecoder)
-            try Self.decode(reordered, with: session)
+            try decode(reordered, with: session)
             #expect(!session.usingHardwareAcceleratedVideoDecoder)
             #expect(session.hardwareUnavailableReason?.contains("could not decode the stream") == true)
             let results = outputs.all
@@ -649,7 +640,7 @@ extension VATestDriverTests {
             var faults = ["VATB_FAIL_END_PICTURE": "3"]
             faults["VATB_PERSONALITY"] = personality
             let session = try Self.session(samples[0].formatDescription, faults: faults, outputs: outputs)
-            try Self.decode(samples, with: session)
+            try decode(samples, with: session)
             let results = outputs.all
             #expect(results.count == samples.count)
             let failed = results.filter { $0.status == .videoDecoderMalfunction }
@@ -681,7 +672,7 @@ extension VATestDriverTests {
                 samples[0].formatDescription,
                 faults: Self.personality(personality).merging(["VATB_FAIL_SYNC": "2"]) { $1 },
                 outputs: outputs)
-            try Self.decode(samples, with: session)
+            try decode(samples, with: session)
             let results = outputs.all
             #expect(results.count == samples.count)
             let failed = results.filter { $0.status == .videoDecoderMalfunction }
@@ -726,7 +717,7 @@ extension VATestDriverTests {
                     stamps.withLock { $0.append((output.frameRefcon as? Int, output.status, stamp)) }
                 }
             }
-            try Self.decode(samples, with: session)
+            try decode(samples, with: session)
             let results = stamps.withLock { $0 }
             #expect(results.count == samples.count)
             #expect(results.allSatisfy { $0.status == nil }, "\(results.compactMap(\.status))")
@@ -801,7 +792,7 @@ extension VATestDriverTests {
             let session = try Self.session(
                 samples[0].formatDescription, acceleration: .preferred, faults: Self.personality(personality),
                 outputs: outputs)
-            try Self.decode(samples, with: session)
+            try decode(samples, with: session)
             #expect(session.usingHardwareAcceleratedVideoDecoder)
             let results = outputs.all
             #expect(results.compactMap { $0.frameRefcon as? Int }.sorted() == Array(samples.indices))
@@ -875,7 +866,7 @@ extension VATestDriverTests {
                 samples[0].formatDescription,
                 faults: Self.personality(personality).merging(["VATB_FAIL_END_PICTURE": "1:0"]) { $1 }, outputs: outputs
             )
-            try Self.decode(samples, with: session)
+            try decode(samples, with: session)
             #expect(session.usingHardwareAcceleratedVideoDecoder)
             let results = outputs.all
             #expect(results.count == samples.count)

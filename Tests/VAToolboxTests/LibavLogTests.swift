@@ -23,7 +23,7 @@ import Testing
         let reader = try MediaFileReader(path: Lifecycle.url("h264-high-bpyramid.mp4").path)
         let samples = try reader.readAllSamples()
         try #require(samples.count > 4)
-        let outputs = try Lifecycle.decode(
+        let outputs = try Lifecycle.outputs(
             Array(samples.prefix(4)), specification: DecoderSpecification(hardwareAcceleration: .disabled))
         #expect(outputs.count == 4)
         #expect(av_log_get_level() == AV_LOG_ERROR)
@@ -159,7 +159,7 @@ import Testing
         let name = "h264-bitflip.264"
         let oracle = Set(try Self.ffmpegMessages(Lifecycle.url(name)).map(\.text))
         try #require(!oracle.isEmpty)
-        let outputs = try Lifecycle.decode(
+        let outputs = try Lifecycle.outputs(
             try TestData.samples(name),
             specification: DecoderSpecification(hardwareAcceleration: .disabled, threadCount: 1))
         let damaged = outputs.compactMap(\.status).filter { $0 == .videoDecoderBadData }

@@ -56,7 +56,7 @@ extension VATestDriverTests.HardwareSessions {
             decoderSpecification: DecoderSpecification(hardwareAcceleration: .disabled, threadCount: 1),
             outputHandler: cpuOutputs.handler)
         let cpuNative = cpu.nativePixelFormat
-        try Self.decode(samples, with: cpu)
+        try decode(samples, with: cpu)
         let cpuImages = cpuOutputs.all.compactMap(\.imageBuffer)
 
         #expect(gpuNative == expected)
@@ -90,7 +90,7 @@ extension VATestDriverTests.HardwareSessions {
             formatDescription: format,
             decoderSpecification: DecoderSpecification(hardwareAcceleration: .disabled, threadCount: 1),
             imageBufferAttributes: ImageBufferAttributes(pixelFormat: planar), outputHandler: planarOutputs.handler)
-        try Self.decode(samples, with: asked)
+        try decode(samples, with: asked)
         #expect(asked.pixelBufferPool == nil, "nothing was converted")
         let planarImages = planarOutputs.all.compactMap(\.imageBuffer)
         #expect(planarImages.allSatisfy { $0.pixelFormat == planar && $0.copiedByteCount == 0 })

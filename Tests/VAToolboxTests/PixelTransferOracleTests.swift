@@ -31,7 +31,7 @@ import Testing
     }
 
     /// Decodes a fixture with attributes; returns the outputs and the session's pool.
-    static func decode(_ name: String, attributes: ImageBufferAttributes) throws -> (
+    static func converted(_ name: String, attributes: ImageBufferAttributes) throws -> (
         images: [PixelBuffer], pool: PixelBufferPool?
     ) {
         let stream = try #require(StreamFile.validFixtures.first { $0.name == name })
@@ -43,8 +43,7 @@ import Testing
             #expect(output.status == nil)
             if let image = output.imageBuffer { images.withLock { $0.append(image) } }
         }
-        for sample in samples { try session.decodeFrame(sample) }
-        try session.finishDelayedFrames()
+        try decode(samples, with: session, then: .finish)
         let pool = session.pixelBufferPool
         session.invalidate()
         return (images.withLock { $0 }, pool)
@@ -65,7 +64,7 @@ import Testing
         let (name, format, ffmpegName) = try #require(Self.cases.first { "\($0.0) → \($0.2)" == label })
         let stream = try #require(StreamFile.validFixtures.first { $0.name == name })
         let expected = try Self.ffmpegFrameMD5s(stream, pixelFormat: ffmpegName)
-        let (images, pool) = try Self.decode(name, attributes: ImageBufferAttributes(pixelFormat: format))
+        let (images, pool) = try Self.converted(name, attributes: ImageBufferAttributes(pixelFormat: format))
         #expect(images.count == expected.count, "\(name) → \(format)")
         #expect(images.allSatisfy { $0.pixelFormat == format })
         #expect(images.map(\.md5) == expected, "\(name) → \(format)")
@@ -90,7 +89,7 @@ import Testing
     func scaledFramesMatchFFmpeg() throws {
         let stream = try #require(StreamFile.validFixtures.first { $0.name == "h264-high-bpyramid.264" })
         let expected = try Self.ffmpegFrameMD5s(stream, pixelFormat: "nv12", size: (176, 144))
-        let (images, _) = try Self.decode(
+        let (images, _) = try Self.converted(
             "h264-high-bpyramid.264",
             attributes: ImageBufferAttributes(pixelFormat: .nv12VideoRange, width: 176, height: 144))
         #expect(images.allSatisfy { $0.width == 176 && $0.height == 144 })

@@ -14,7 +14,7 @@ import Testing
 
     /// Decodes synchronously (refcon = index), calling `afterEach` with the outputs so far after
     /// each `decodeFrame` returns; finishes and invalidates.
-    static func decode(
+    static func outputs(
         _ samples: [SampleBuffer], afterEach: (Int, [DecompressionOutput]) -> Void = { _, _ in }
     ) throws -> [DecompressionOutput] {
         let outputs = Outputs()
@@ -22,12 +22,7 @@ import Testing
             formatDescription: samples[0].formatDescription,
             decoderSpecification: DecoderSpecification(hardwareAcceleration: .disabled, threadCount: 1),
             outputHandler: outputs.handler)
-        for (index, sample) in samples.enumerated() {
-            try session.decodeFrame(sample, frameRefcon: index)
-            afterEach(index, outputs.all)
-        }
-        try session.finishDelayedFrames()
-        session.invalidate()
+        try decode(samples, with: session, afterEach: { afterEach($0, outputs.all) })
         return outputs.all
     }
 
@@ -47,12 +42,12 @@ import Testing
     @Test func doNotDisplayDecodesTheFrameButOutputsNoImage() throws {
         let samples = try TestData.samples(
             Self.fixture, frameDuration: MediaTime(value: 1, timescale: 25), minimumCount: 21)
-        let baseline = Self.pictures(try Self.decode(samples))
+        let baseline = Self.pictures(try Self.outputs(samples))
         #expect(baseline.count == samples.count)
         var flagged = samples
         let hidden: Set<Int> = [0, 1, 4, 9]  // the IDR picture and references among them
         for index in hidden { flagged[index].attachments.insert(.doNotDisplay) }
-        let outputs = try Self.decode(flagged)
+        let outputs = try Self.outputs(flagged)
         #expect(outputs.count == samples.count, "one output per frame")
         for output in outputs {
             let refcon = try #require(output.frameRefcon as? Int)
@@ -73,12 +68,12 @@ import Testing
     @Test func drainAfterDecodingEmitsEveryFrameBeforeTheCallReturns() throws {
         let samples = try TestData.samples(
             Self.fixture, frameDuration: MediaTime(value: 1, timescale: 25), minimumCount: 21)
-        let baseline = Self.pictures(try Self.decode(samples))
+        let baseline = Self.pictures(try Self.outputs(samples))
         let secondSync = try #require(samples.indices.dropFirst().first { samples[$0].isSync })
         var flagged = samples
         flagged[secondSync - 1].attachments.insert(.drainAfterDecoding)
         var outCountAtDrain: Int?
-        let outputs = try Self.decode(flagged) { index, soFar in
+        let outputs = try Self.outputs(flagged) { index, soFar in
             if index == secondSync - 1 { outCountAtDrain = soFar.count }
         }
         #expect(outCountAtDrain == secondSync, "every frame up to the drained one is out when its call returns")
@@ -91,12 +86,12 @@ import Testing
     @Test func resetBeforeDecodingFlushesTheEarlierFramesFirst() throws {
         let samples = try TestData.samples(
             Self.fixture, frameDuration: MediaTime(value: 1, timescale: 25), minimumCount: 21)
-        let baseline = Self.pictures(try Self.decode(samples))
+        let baseline = Self.pictures(try Self.outputs(samples))
         let secondSync = try #require(samples.indices.dropFirst().first { samples[$0].isSync })
         var flagged = samples
         flagged[secondSync].attachments.insert(.resetDecoderBeforeDecoding)
         var outBeforeReset: [DecompressionOutput] = []
-        let outputs = try Self.decode(flagged) { index, soFar in
+        let outputs = try Self.outputs(flagged) { index, soFar in
             if index == secondSync { outBeforeReset = soFar }
         }
         let earlier = Set(outBeforeReset.compactMap { $0.frameRefcon as? Int })
@@ -107,7 +102,7 @@ import Testing
         // frames after it up to the next sync sample miss their references.
         var midGOP = samples
         midGOP[3].attachments.insert(.resetDecoderBeforeDecoding)
-        let damaged = try Self.decode(midGOP)
+        let damaged = try Self.outputs(midGOP)
         #expect(damaged.count == samples.count)
         let missing = damaged.filter { $0.status == .videoDecoderReferenceMissing }.compactMap {
             $0.frameRefcon as? Int
@@ -120,7 +115,7 @@ import Testing
     @Test func aDrainInsideTheHandlerLeavesQueuedFramesAlone() throws {
         let samples = try TestData.samples(
             Self.fixture, frameDuration: MediaTime(value: 1, timescale: 25), minimumCount: 21)
-        let baseline = Self.pictures(try Self.decode(samples))
+        let baseline = Self.pictures(try Self.outputs(samples))
         let outputs = Outputs()
         let drained = Atomic<Bool>(false)
         let box = Mutex<DecompressionSession?>(nil)
@@ -168,7 +163,7 @@ import Testing
             .text
             .split(separator: "\n").filter { !$0.hasPrefix("#") }
             .compactMap { $0.split(separator: ",").last.map { $0.trimmingCharacters(in: .whitespaces) } }
-        let outputs = try Self.decode(samples)
+        let outputs = try Self.outputs(samples)
         #expect(outputs.count == samples.count)
         #expect(outputs.allSatisfy { $0.status == nil })
         #expect(outputs.compactMap(\.imageBuffer).count == samples.count - hidden)
