@@ -87,16 +87,12 @@ import Testing
 
     /// `ffmpeg -i FILE -fps_mode passthrough -pix_fmt FORMAT -f rawvideo - | md5`, run now.
     static func ffmpegRawVideoMD5(_ stream: StreamFile, format: String) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
-        process.arguments = [
-            "-v", "error", "-i", stream.url.path, "-fps_mode", "passthrough", "-pix_fmt", format, "-f", "md5", "-",
-        ]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
+        let output = try CommandRunner.run(
+            URL(fileURLWithPath: "/usr/bin/ffmpeg"),
+            [
+                "-v", "error", "-i", stream.url.path, "-fps_mode", "passthrough", "-pix_fmt", format, "-f", "md5", "-",
+            ]
+        ).text
         return output.trimmingCharacters(in: .whitespacesAndNewlines).replacingOccurrences(of: "MD5=", with: "")
     }
 

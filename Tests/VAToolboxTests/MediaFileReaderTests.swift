@@ -55,14 +55,12 @@ import Testing
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let mpeg4 = directory.appendingPathComponent("mpeg4.mp4")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
-        process.arguments = [
-            "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=64x64:rate=5", "-frames:v", "2", "-c:v", "mpeg4",
-            mpeg4.path,
-        ]
-        try process.run()
-        process.waitUntilExit()
+        _ = try CommandRunner.run(
+            URL(fileURLWithPath: "/usr/bin/ffmpeg"),
+            [
+                "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=64x64:rate=5", "-frames:v", "2", "-c:v", "mpeg4",
+                mpeg4.path,
+            ])
         do {
             _ = try MediaFileReader(path: mpeg4.path)
             Issue.record("an MPEG-4 Part 2 file was accepted")

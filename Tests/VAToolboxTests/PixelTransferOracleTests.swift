@@ -9,8 +9,6 @@ import Testing
 @Suite struct PixelTransferOracleTests {
     /// `ffmpeg -i FILE [-s WxH] -pix_fmt FORMAT -f framemd5 -`, run now; the MD5 column.
     static func ffmpegFrameMD5s(_ stream: StreamFile, pixelFormat: String, size: (Int, Int)? = nil) throws -> [String] {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
         var arguments = ["-v", "error", "-i", stream.url.path, "-fps_mode", "passthrough"]
         if let size {
             arguments += ["-s", "\(size.0)x\(size.1)"]
@@ -19,12 +17,7 @@ import Testing
             arguments += ["-autoscale", "0"]
         }
         arguments += ["-pix_fmt", pixelFormat, "-f", "framemd5", "-"]
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let text = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
+        let text = try CommandRunner.run(URL(fileURLWithPath: "/usr/bin/ffmpeg"), arguments).text
         return text.split(separator: "\n").filter { !$0.hasPrefix("#") }.compactMap {
             $0.split(separator: ",").last?.trimmingCharacters(in: .whitespaces)
         }
