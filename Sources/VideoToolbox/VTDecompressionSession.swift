@@ -167,13 +167,7 @@ public func VTDecompressionSessionDecodeFrame(
     let route = OutputRoute(
         callback: record.decompressionOutputCallback, callbackRefcon: record.decompressionOutputRefCon,
         sourceFrameRefcon: sourceFrameRefCon, handler: nil)
-    do throws(VTError) {
-        let info = try session.decode(sampleBuffer, flags: decodeFlags, route: route)
-        infoFlagsOut?.pointee = info
-        return noErr
-    } catch {
-        return error.status
-    }
+    return decodeFrame(session, sampleBuffer, flags: decodeFlags, route: route, infoFlagsOut: infoFlagsOut)
 }
 
 /// Decodes a sample buffer, the output going to `outputHandler` —
@@ -187,6 +181,15 @@ public func VTDecompressionSessionDecodeFrame(
 ) -> OSStatus {
     guard session.record?.decompressionOutputCallback == nil else { return kVTParameterErr }
     let route = OutputRoute(callback: nil, callbackRefcon: nil, sourceFrameRefcon: nil, handler: outputHandler)
+    return decodeFrame(session, sampleBuffer, flags: decodeFlags, route: route, infoFlagsOut: infoFlagsOut)
+}
+
+/// The body both `VTDecompressionSessionDecodeFrame` forms share: decodes the sample with its
+/// output going to `route`, stores the info flags, and turns a thrown error into its status.
+private func decodeFrame(
+    _ session: VTDecompressionSession, _ sampleBuffer: CMSampleBuffer, flags decodeFlags: VTDecodeFrameFlags,
+    route: OutputRoute, infoFlagsOut: UnsafeMutablePointer<VTDecodeInfoFlags>?
+) -> OSStatus {
     do throws(VTError) {
         let info = try session.decode(sampleBuffer, flags: decodeFlags, route: route)
         infoFlagsOut?.pointee = info

@@ -44,14 +44,9 @@ import Testing
     /// The versions reported are those pkg-config gives for the installed packages.
     @Test func linkedLibraryVersionsMatchPkgConfig() throws {
         for library in LinkedLibraries.all {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/pkg-config")
-            process.arguments = ["--modversion", library.name]
-            let pipe = Pipe()
-            process.standardOutput = pipe
-            try process.run()
-            let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            process.waitUntilExit()
+            let output = try CommandRunner.run(
+                URL(fileURLWithPath: "/usr/bin/pkg-config"), ["--modversion", library.name]
+            ).text
             #expect(output.trimmingCharacters(in: .whitespacesAndNewlines) == library.version, "\(library.name)")
         }
     }

@@ -50,10 +50,10 @@ extension VATestDriverTests {
         func everyCodecDecodesOnTheGPUInTheCPUsOrder(file: CodecFile, personality: String?) throws {
             try #require(TestVADriver.isBuilt)
             let before = try Sessions.liveObjects()
-            let samples = try file.samples()
+            let samples = try TestData.samples(file.url.path)
             let software = try Sessions.softwareOutputs(samples)
             do {
-                let outputs = Sessions.Outputs()
+                let outputs = Outputs()
                 let session = try Sessions.session(
                     samples[0].formatDescription, faults: personality.map { ["VATB_PERSONALITY": $0] } ?? [:],
                     attributes: ImageBufferAttributes(minimumBufferCount: samples.count), outputs: outputs)
@@ -61,7 +61,7 @@ extension VATestDriverTests {
                 let tenBit = samples[0].formatDescription.stream.bitDepthLuma > 8
                 let native: PixelFormat = tenBit ? .p010VideoRange : .nv12VideoRange
                 #expect(session.nativePixelFormat == native)
-                try Sessions.decode(samples, with: session)
+                try decode(samples, with: session)
                 let results = outputs.all
                 #expect(results.count == samples.count, "\(file.name): one output per sample")
                 #expect(
@@ -97,16 +97,16 @@ extension VATestDriverTests {
         /// session that requires the GPU is refused with the reason.
         @Test func aProfileTheGPULacksGoesToTheCPUWithTheReason() throws {
             let file = try #require(CodecFile.fixtures.first { $0.name == "vp9-profile1-444.ivf" })
-            let samples = try file.samples()
-            let outputs = Sessions.Outputs()
+            let samples = try TestData.samples(file.url.path)
+            let outputs = Outputs()
             let session = try Sessions.session(samples[0].formatDescription, acceleration: .preferred, outputs: outputs)
             #expect(!session.usingHardwareAcceleratedVideoDecoder)
             #expect(session.hardwareUnavailableReason?.contains("VP9") == true)
-            try Sessions.decode(samples, with: session)
+            try decode(samples, with: session)
             let oracle = try FrameMD5Oracle(contentsOf: file.url.appendingPathExtension("framemd5")).frames
             #expect(outputs.all.compactMap(\.imageBuffer?.md5) == oracle.map(\.md5))
             do {
-                _ = try Sessions.session(samples[0].formatDescription, outputs: Sessions.Outputs())
+                _ = try Sessions.session(samples[0].formatDescription, outputs: Outputs())
                 Issue.record("a 4:4:4 VP9 stream was accepted on the GPU")
             } catch let error as VTError {
                 #expect(error == .couldNotFindVideoDecoder)
@@ -119,7 +119,7 @@ extension VATestDriverTests {
         @Test(arguments: TestVADriver.personalities)
         func aVP9SizeChangeTheGPUCannotFollowContinuesOnTheCPU(personality: String?) throws {
             let file = try #require(CodecFile.fixtures.first { $0.name == "vp9-resolution-change.ivf" })
-            let read = try file.samples()
+            let read = try TestData.samples(file.url.path)
             try #require(read.count == 30 && read[15].isSync)
             // 176x144 first (from the second key frame on), then 322x242, on a driver that
             // decodes up to 200x200.
@@ -130,13 +130,13 @@ extension VATestDriverTests {
                     data: $0.data, formatDescription: small, timing: $0.timing, attachments: $0.attachments)
             }
             let oracle = try FrameMD5Oracle(contentsOf: file.url.appendingPathExtension("framemd5")).frames
-            let outputs = Sessions.Outputs()
+            let outputs = Outputs()
             let session = try Sessions.session(
                 small, acceleration: .preferred,
                 faults: Sessions.personality(personality).merging(["VATB_MAX_SIZE": "200x200"]) { $1 },
                 attributes: ImageBufferAttributes(minimumBufferCount: 30), outputs: outputs)
             #expect(session.usingHardwareAcceleratedVideoDecoder)
-            try Sessions.decode(samples, with: session)
+            try decode(samples, with: session)
             #expect(!session.usingHardwareAcceleratedVideoDecoder)
             #expect(session.hardwareUnavailableReason?.contains("could not decode the stream") == true)
             let results = outputs.all
@@ -163,15 +163,15 @@ extension VATestDriverTests {
             arguments: ["vp9-profile0.ivf", "vp8.ivf", "av1.ivf", "mpeg2-progressive.m2v"], TestVADriver.personalities)
         func aFailedEndPictureIsAMalfunctionOfThatFrame(name: String, personality: String?) throws {
             let file = try #require(CodecFile.fixtures.first { $0.name == name })
-            let samples = try file.samples()
+            let samples = try TestData.samples(file.url.path)
             let before = try Sessions.liveObjects()
             do {
-                let outputs = Sessions.Outputs()
+                let outputs = Outputs()
                 let session = try Sessions.session(
                     samples[0].formatDescription,
                     faults: Sessions.personality(personality).merging(["VATB_FAIL_END_PICTURE": "3"]) { $1 },
                     outputs: outputs)
-                try Sessions.decode(samples, with: session)
+                try decode(samples, with: session)
                 let results = outputs.all
                 #expect(results.count == samples.count, "\(name)")
                 let failed = results.filter { $0.status == .videoDecoderMalfunction }
@@ -195,7 +195,7 @@ extension VATestDriverTests {
             let samples = try MediaFileReader(path: url.path).readAllSamples()
             let before = try Sessions.liveObjects()
             do {
-                let outputs = Sessions.Outputs()
+                let outputs = Outputs()
                 let session = try Sessions.session(
                     samples[0].formatDescription, faults: Sessions.personality(personality),
                     attributes: ImageBufferAttributes(minimumBufferCount: samples.count), outputs: outputs)
@@ -227,11 +227,11 @@ extension VATestDriverTests {
                 let mutated = try file.mutatedSamples(using: &generator)
                 guard !mutated.isEmpty else { continue }
                 do {
-                    let outputs = Sessions.Outputs()
+                    let outputs = Outputs()
                     let session = try Sessions.session(
                         mutated[0].formatDescription, acceleration: acceleration,
                         faults: Sessions.personality(personality), outputs: outputs)
-                    try Sessions.decode(mutated, with: session)
+                    try decode(mutated, with: session)
                     #expect(outputs.all.count == mutated.count, "\(file.name): one output per accepted sample")
                 }
                 #expect(try Sessions.liveObjects() == before, "\(file.name): every VA object destroyed")

@@ -49,19 +49,11 @@ struct CodecFile: Sendable, CustomTestStringConvertible, Hashable {
         "av1": .av1, "vp9": .vp9, "vp8": .vp8, "mpeg2": .mpeg2Video,
     ]
 
-    /// Every sample of the file, in decode order.
-    func samples() throws -> [SampleBuffer] {
-        let reader = try MediaFileReader(path: url.path)
-        let samples = try reader.readAllSamples()
-        try #require(!samples.isEmpty, "\(name) has samples")
-        return samples
-    }
-
     /// The file's samples with four random bytes flipped in about one sample of three, keeping
     /// those whose framing still makes a sample (the others are refused when made, as they must be).
     func mutatedSamples(using generator: inout SeededGenerator) throws -> [SampleBuffer] {
         var mutated: [SampleBuffer] = []
-        for sample in try samples() {
+        for sample in try TestData.samples(url.path) {
             var bytes = sample.data
             if Int.random(in: 0..<3, using: &generator) == 0 {
                 for _ in 0..<4 {
@@ -86,41 +78,29 @@ struct CodecFile: Sendable, CustomTestStringConvertible, Hashable {
     }
 }
 
-/// Outputs collected from an output handler, in the order they came.
-final class CollectedOutputs: Sendable {
-    private let list = Mutex<[DecompressionOutput]>([])
-    var handler: DecompressionSession.OutputHandler { { output in self.list.withLock { $0.append(output) } } }
-    var all: [DecompressionOutput] { list.withLock { $0 } }
-}
-
 /// AV1, VP9, VP8 and MPEG-2 through the session on the CPU, against ffmpeg's and cros-codecs'
 /// checksums, with the codec-specific rules of format descriptions and samples.
 @Suite struct CodecSessionTests {
     /// Decodes every sample on the CPU (refcon = index), finishes and invalidates.
-    static func decode(
+    static func cpuOutputs(
         _ samples: [SampleBuffer], attributes: ImageBufferAttributes? = nil, threads: Int = 2
     ) throws -> [DecompressionOutput] {
-        let outputs = CollectedOutputs()
+        let outputs = Outputs()
         let session = try DecompressionSession(
             formatDescription: samples[0].formatDescription,
             decoderSpecification: DecoderSpecification(hardwareAcceleration: .disabled, threadCount: threads),
             imageBufferAttributes: attributes, outputHandler: outputs.handler)
         #expect(!session.usingHardwareAcceleratedVideoDecoder)
-        for (index, sample) in samples.enumerated() {
-            try session.decodeFrame(sample, flags: [.enableAsynchronousDecompression], frameRefcon: index)
-        }
-        try session.finishDelayedFrames()
-        try session.waitForAsynchronousFrames()
-        session.invalidate()
+        try decode(samples, with: session, flags: [.enableAsynchronousDecompression], then: .all)
         return outputs.all
     }
 
     @Test(arguments: CodecFile.fixtures)
     func fixturesDecodeFrameForFrameAsFFmpegDoes(file: CodecFile) throws {
-        let samples = try file.samples()
+        let samples = try TestData.samples(file.url.path)
         #expect(samples[0].formatDescription.codecType == file.codec)
         let oracle = try FrameMD5Oracle(contentsOf: file.url.appendingPathExtension("framemd5")).frames
-        let outputs = try Self.decode(samples)
+        let outputs = try Self.cpuOutputs(samples)
         #expect(outputs.count == samples.count, "one output per sample")
         #expect(outputs.allSatisfy { $0.status == nil }, "\(outputs.compactMap(\.status).first.map { "\($0)" } ?? "")")
         let images = outputs.compactMap(\.imageBuffer)
@@ -140,7 +120,7 @@ final class CollectedOutputs: Sendable {
     @Test(.needsConformance, arguments: CodecFile.conformance)
     func crosCodecsStreamsMatchTheirNV12Checksums(file: CodecFile) throws {
         var expected = try file.nv12Checksums()
-        let samples = try file.samples()
+        let samples = try TestData.samples(file.url.path)
         if expected.count < samples.count / 2 {
             // resolution_change_500frames' .md5 holds 2 lines: the ffmpeg CLI's default frame
             // rate mode on its zero-size IVF header keeps 2 of 500 frames. The oracle is then
@@ -153,7 +133,7 @@ final class CollectedOutputs: Sendable {
             }
             #expect(expected.count == samples.count)
         }
-        let outputs = try Self.decode(samples, attributes: ImageBufferAttributes(pixelFormat: .nv12VideoRange))
+        let outputs = try Self.cpuOutputs(samples, attributes: ImageBufferAttributes(pixelFormat: .nv12VideoRange))
         let images = outputs.compactMap(\.imageBuffer)
         #expect(outputs.allSatisfy { $0.status == nil }, "\(file.name): clean stream, clean statuses")
         #expect(images.count == expected.count, "\(file.name): frame count")
@@ -192,7 +172,7 @@ final class CollectedOutputs: Sendable {
     ])
     func descriptionsFromTheBitstreamAgreeWithTheContainer(name: String) throws {
         let file = try #require(CodecFile.fixtures.first { $0.name == name })
-        let samples = try file.samples()
+        let samples = try TestData.samples(file.url.path)
         let container = samples[0].formatDescription
         let fromStream: VideoFormatDescription
         switch file.codec {
@@ -223,7 +203,7 @@ final class CollectedOutputs: Sendable {
                 data: $0.data, formatDescription: fromStream, timing: $0.timing, attachments: $0.attachments)
         }
         let oracle = try FrameMD5Oracle(contentsOf: file.url.appendingPathExtension("framemd5")).frames
-        #expect(try Self.decode(rewrapped).compactMap(\.imageBuffer).map(planarMD5) == oracle.map(\.md5))
+        #expect(try Self.cpuOutputs(rewrapped).compactMap(\.imageBuffer).map(planarMD5) == oracle.map(\.md5))
     }
 
     /// Bytes that are not what an initialiser describes from are refused with the reason.
@@ -253,7 +233,7 @@ final class CollectedOutputs: Sendable {
     /// target found it: the configuration then ended before it began, and the range trapped.)
     @Test func mpeg2DescriptionIgnoresASliceBeforeTheSequenceHeader() throws {
         let file = try #require(CodecFile.fixtures.first { $0.name == "mpeg2-progressive.m2v" })
-        let data = try #require(try file.samples().first).data
+        let data = try #require(try TestData.samples(file.url.path).first).data
         let clean = try VideoFormatDescription(mpeg2SequenceHeader: data)
         let cut = try VideoFormatDescription(mpeg2SequenceHeader: [0x00, 0x00, 0x01, 0x01, 0x12, 0x34] + data)
         #expect(cut.extensions.decoderConfigurationRecord == clean.extensions.decoderConfigurationRecord)
@@ -281,7 +261,7 @@ final class CollectedOutputs: Sendable {
         #expect(try VPCodecConfigurationRecord(record.bytes) == record)
         #expect(
             try VPCodecConfigurationRecord(Array(record.bytes.dropFirst(4))) == record, "without the FullBox header")
-        let samples = try file.samples()
+        let samples = try TestData.samples(file.url.path)
         let format = try VideoFormatDescription(vpcC: atom, width: 320, height: 240)
         #expect(format.stream.bitDepthLuma == 10 && format.stream.profileIdc == 2)
         #expect(format.extensions.decoderConfigurationRecord == record.bytes)
@@ -289,7 +269,7 @@ final class CollectedOutputs: Sendable {
             try SampleBuffer(data: $0.data, formatDescription: format, timing: $0.timing, attachments: $0.attachments)
         }
         let oracle = try FrameMD5Oracle(contentsOf: file.url.appendingPathExtension("framemd5")).frames
-        #expect(try Self.decode(rewrapped).compactMap(\.imageBuffer).map(planarMD5) == oracle.map(\.md5))
+        #expect(try Self.cpuOutputs(rewrapped).compactMap(\.imageBuffer).map(planarMD5) == oracle.map(\.md5))
         #expect(throws: VTError.formatDescriptionInvalidParameter) { try VPCodecConfigurationRecord([1, 0, 0]) }
         #expect(throws: VTError.formatDescriptionInvalidParameter) {
             try VideoFormatDescription(vpcC: atom, width: 0, height: 240)
@@ -342,8 +322,8 @@ final class CollectedOutputs: Sendable {
         let first = try #require(CodecFile.fixtures.first { $0.name == "av1.mp4" })
         let second = try #require(CodecFile.fixtures.first { $0.name == "av1-10bit.mkv" })
         // The MP4 and MKV samples carry no sequence header: the description's must reach the decoder.
-        let samples = try first.samples() + second.samples()
-        let outputs = try Self.decode(samples, threads: 1)
+        let samples = try TestData.samples(first.url.path) + TestData.samples(second.url.path)
+        let outputs = try Self.cpuOutputs(samples, threads: 1)
         let expected =
             try FrameMD5Oracle(contentsOf: first.url.appendingPathExtension("framemd5")).frames
             + FrameMD5Oracle(contentsOf: second.url.appendingPathExtension("framemd5")).frames
@@ -377,7 +357,7 @@ final class CollectedOutputs: Sendable {
         defer { try? FileManager.default.removeItem(at: directory) }
         let url = try Self.makeAV1ReferenceScalingStream(in: directory)
         let samples = try MediaFileReader(path: url.path).readAllSamples()
-        let outputs = try Self.decode(samples)
+        let outputs = try Self.cpuOutputs(samples)
         let expected = try CommandRunner.ffmpeg(["-i", url.path, "-autoscale", "0", "-f", "framemd5", "-"]).text
             .split(separator: "\n").filter { !$0.hasPrefix("#") }
             .compactMap { $0.split(separator: ",").last.map { $0.trimmingCharacters(in: .whitespaces) } }
@@ -395,7 +375,7 @@ final class CollectedOutputs: Sendable {
         for file in CodecFile.fixtures {
             let mutated = try file.mutatedSamples(using: &generator)
             guard !mutated.isEmpty else { continue }
-            let outputs = try Self.decode(mutated, threads: 1)
+            let outputs = try Self.cpuOutputs(mutated, threads: 1)
             #expect(outputs.count == mutated.count, "\(file.name): one output per accepted sample")
         }
     }
@@ -403,7 +383,7 @@ final class CollectedOutputs: Sendable {
     /// Framing errors of each codec are typed and say what is wrong.
     @Test func badFramingIsRefusedWhenTheSampleIsMade() throws {
         let vp9 = try #require(CodecFile.fixtures.first { $0.name == "vp9-profile0.ivf" })
-        let vp9Samples = try vp9.samples()
+        let vp9Samples = try TestData.samples(vp9.url.path)
         // A superframe whose index claims more bytes than the sample has.
         let superframe = try #require(vp9Samples.first { VP9Superframe.index(of: $0.data[...]) != nil })
         var lying = superframe.data
@@ -416,7 +396,7 @@ final class CollectedOutputs: Sendable {
         }
         // A truncated AV1 OBU.
         let av1 = try #require(CodecFile.fixtures.first { $0.name == "av1.ivf" })
-        let av1Sample = try #require(try av1.samples().first)
+        let av1Sample = try #require(try TestData.samples(av1.url.path).first)
         do {
             _ = try SampleBuffer(
                 data: Array(av1Sample.data.dropLast(7)), formatDescription: av1Sample.formatDescription)
@@ -427,12 +407,12 @@ final class CollectedOutputs: Sendable {
         }
         // Annex B data given as an MPEG-2 picture's is fine, H.264 NAL units given as VP8 are not.
         let vp8 = try #require(CodecFile.fixtures.first { $0.name == "vp8.ivf" })
-        let vp8Format = try #require(try vp8.samples().first?.formatDescription)
+        let vp8Format = try #require(try TestData.samples(vp8.url.path).first?.formatDescription)
         #expect(throws: VTError.sampleBufferInvalidSampleData) {
             try SampleBuffer(data: [0x00, 0x00, 0x00, 0x01, 0x67], formatDescription: vp8Format)
         }
         let mpeg2 = try #require(CodecFile.fixtures.first { $0.name == "mpeg2-progressive.m2v" })
-        let mpeg2Format = try #require(try mpeg2.samples().first?.formatDescription)
+        let mpeg2Format = try #require(try TestData.samples(mpeg2.url.path).first?.formatDescription)
         #expect(throws: VTError.sampleBufferInvalidSampleData) {
             try SampleBuffer(data: [0x12, 0x34, 0x56], formatDescription: mpeg2Format)
         }
@@ -455,7 +435,7 @@ final class CollectedOutputs: Sendable {
             #expect(error == .sampleBufferDataFailed || error == .sampleBufferInvalidSampleData)
         }
         #expect(!samples.isEmpty)
-        let outputs = try Self.decode(samples, threads: 1)
+        let outputs = try Self.cpuOutputs(samples, threads: 1)
         #expect(outputs.count == samples.count)
     }
 }
@@ -483,7 +463,7 @@ final class CollectedOutputs: Sendable {
         let samples = ElementaryStreamParser.samples(in: try TestData.bytes(url), codec: .hevc)
         try #require(!samples.isEmpty)
         #expect(samples[0].formatDescription.stream.profileName == "Rext")
-        let outputs = try CodecSessionTests.decode(samples)
+        let outputs = try CodecSessionTests.cpuOutputs(samples)
         let expected = try CommandRunner.ffmpeg(["-i", url.path, "-f", "framemd5", "-"]).text
             .split(separator: "\n").filter { !$0.hasPrefix("#") }
             .compactMap { $0.split(separator: ",").last.map { $0.trimmingCharacters(in: .whitespaces) } }
@@ -512,7 +492,7 @@ final class CollectedOutputs: Sendable {
                 nalUnits: $0.nalUnits.filter { !$0.isParameterSet }.map(\.bytes), formatDescription: format,
                 timing: $0.timing, attachments: $0.attachments)
         }
-        let outputs = try CodecSessionTests.decode(rewrapped)
+        let outputs = try CodecSessionTests.cpuOutputs(rewrapped)
         let oracle = try FrameMD5Oracle(contentsOf: stream.url.appendingPathExtension("framemd5")).frames
         #expect(outputs.allSatisfy { $0.status == nil })
         #expect(outputs.compactMap(\.imageBuffer).map(planarMD5) == oracle.map(\.md5))

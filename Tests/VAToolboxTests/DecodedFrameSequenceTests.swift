@@ -5,11 +5,6 @@ import Testing
 @testable import VAToolbox
 
 @Suite struct DecodedFrameSequenceTests {
-    static func samples(_ name: String) throws -> [SampleBuffer] {
-        let stream = try #require(StreamFile.validFixtures.first { $0.name == name })
-        return ElementaryStreamParser.samples(in: try stream.bytes(), codec: stream.codec)
-    }
-
     static func oracle(_ name: String) throws -> [String] {
         try FrameMD5Oracle(contentsOf: TestData.fixtures.appendingPathComponent(name + ".framemd5")).frames.map(\.md5)
     }
@@ -33,7 +28,7 @@ import Testing
 
     @Test(arguments: ["h264-high-bpyramid.264", "hevc-main.265", "h264-resolution-change.264"])
     func framesComeOutInPresentationOrderAndMatchTheOracle(name: String) async throws {
-        let samples = try Self.samples(name)
+        let samples = try TestData.samples(name)
         let taken = Counter()
         var md5s: [String] = []
         for try await frame in DecompressionSession.frames(
@@ -47,7 +42,7 @@ import Testing
     }
 
     @Test func stoppingEarlyStopsReadingSamples() async throws {
-        let samples = try Self.samples("h264-high-bpyramid.264")
+        let samples = try TestData.samples("h264-high-bpyramid.264")
         let taken = Counter()
         var count = 0
         for try await _ in DecompressionSession.frames(
@@ -65,7 +60,7 @@ import Testing
     }
 
     @Test func cancellingTheConsumerEndsTheSequence() async throws {
-        let samples = try Self.samples("hevc-main.265")
+        let samples = try TestData.samples("hevc-main.265")
         let taken = Counter()
         let seen = Counter()
         let consumer = Task {
@@ -85,8 +80,8 @@ import Testing
     /// A sample the session cannot accept (HEVC after H.264) is decoded by a new session, after
     /// the first has handed out its frames (MediaFileReaderRealFileTests checks the pictures).
     @Test func aSampleOfAnotherCodecGoesToANewSession() async throws {
-        let h264 = try Self.samples("h264-high-bpyramid.264")
-        let hevc = try Self.samples("hevc-main.265")
+        let h264 = try TestData.samples("h264-high-bpyramid.264")
+        let hevc = try TestData.samples("hevc-main.265")
         let mixed = Array(h264.prefix(3)) + [hevc[0]]
         var outputs: [DecompressionOutput] = []
         for try await output in DecompressionSession.frames(
@@ -101,7 +96,7 @@ import Testing
 
     @Test func aFailingSampleSequenceBecomesSampleBufferDataFailed() async throws {
         struct SourceBroke: Error {}
-        let samples = try Self.samples("h264-high-bpyramid.264")
+        let samples = try TestData.samples("h264-high-bpyramid.264")
         let source = AsyncThrowingStream<SampleBuffer, any Error> { continuation in
             continuation.yield(samples[0])
             continuation.finish(throwing: SourceBroke())

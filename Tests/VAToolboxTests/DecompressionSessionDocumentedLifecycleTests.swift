@@ -9,7 +9,6 @@ import Testing
 /// (fixtures' `.framemd5`, conformance vectors' whole-output MD5).
 @Suite struct DecompressionSessionDocumentedLifecycleTests {
     typealias Lifecycle = DecompressionSessionLifecycleTests
-    typealias OutputCollector = DecompressionSessionLifecycleTests.OutputCollector
 
     static let bpyramid = Lifecycle.bpyramid
     static let hevcMain = Lifecycle.hevcMain
@@ -23,10 +22,10 @@ import Testing
     /// The seeds' teardown is exactly that: decode, wait, invalidate. No picture may be lost.
     @Test(arguments: [bpyramid, hevcMain], [false, true])
     func waitEmitsTheDelayedFramesSoThatWaitThenInvalidateLosesNone(stream: String, asynchronous: Bool) throws {
-        let samples = try Lifecycle.samples(stream)
+        let samples = try TestData.samples(stream)
         let oracle = try Lifecycle.oracle(stream)
         try #require(samples.count == oracle.count)
-        let collector = OutputCollector()
+        let collector = Outputs()
         let session = try DecompressionSession(
             formatDescription: samples[0].formatDescription, outputHandler: collector.handler)
         let flags: DecodeFrameFlags = asynchronous ? [.enableAsynchronousDecompression] : []
@@ -39,10 +38,10 @@ import Testing
         }
         try session.waitForAsynchronousFrames()
         #expect(session.framesInFlight == 0)
-        let atWait = collector.outputs.count
+        let atWait = collector.all.count
         session.invalidate()
 
-        let outputs = collector.outputs
+        let outputs = collector.all
         #expect(atWait == samples.count, "every frame was out when the wait returned")
         #expect(outputs.count == samples.count)
         #expect(outputs.allSatisfy { $0.status == nil && !$0.infoFlags.contains(.frameDropped) })
@@ -56,7 +55,7 @@ import Testing
         let vector = try #require(DecompressionSessionOracleTests.vectors.first { $0.stream.name == "HPCV_BRCM_A" })
         let samples = ElementaryStreamParser.samples(in: try vector.stream.bytes(), codec: .h264)
         let first = try #require(samples.first)
-        let collector = OutputCollector()
+        let collector = Outputs()
         // The suite's MD5 is of the planar output.
         let session = try DecompressionSession(
             formatDescription: first.formatDescription, decoderSpecification: DecoderSpecification(threadCount: 2),
@@ -69,7 +68,7 @@ import Testing
         try session.waitForAsynchronousFrames()
         session.invalidate()
 
-        let outputs = collector.outputs
+        let outputs = collector.all
         #expect(outputs.count == samples.count)
         #expect(outputs.allSatisfy { $0.status == nil })
         var digest = MD5()
@@ -83,24 +82,21 @@ import Testing
     /// `finishEvery`-th sample, then waits and invalidates; returns the picture of each refcon.
     static func decodeFinishing(
         _ samples: [SampleBuffer], every finishEvery: Int, asynchronous: Bool, threads: Int = 0,
-        session make: (OutputCollector) throws -> DecompressionSession
+        session make: (Outputs) throws -> DecompressionSession
     ) throws -> [DecompressionOutput] {
-        let collector = OutputCollector()
+        let collector = Outputs()
         let session = try make(collector)
         let flags: DecodeFrameFlags = asynchronous ? [.enableAsynchronousDecompression] : []
-        for (index, sample) in samples.enumerated() {
-            try session.decodeFrame(sample, flags: flags, frameRefcon: index)
-            if (index + 1) % finishEvery == 0 { try session.finishDelayedFrames() }
-        }
-        try session.waitForAsynchronousFrames()
-        session.invalidate()
-        return collector.outputs
+        try decode(
+            samples, with: session, flags: flags, finishingAfter: { ($0 + 1) % finishEvery == 0 },
+            then: [.wait, .invalidate])
+        return collector.all
     }
 
     /// Each refcon's position in presentation order, from an uninterrupted decode whose pictures
     /// equal the oracle's.
     static func presentationPositions(
-        _ samples: [SampleBuffer], oracle: [String]?, session make: (OutputCollector) throws -> DecompressionSession
+        _ samples: [SampleBuffer], oracle: [String]?, session make: (Outputs) throws -> DecompressionSession
     ) throws -> [Int: Int] {
         let outputs = try decodeFinishing(samples, every: Int.max, asynchronous: false, session: make)
         if let oracle { #expect(outputs.map { $0.imageBuffer.map(planarMD5) } == oracle) }
@@ -117,9 +113,9 @@ import Testing
     /// reordering: every frame still comes out, clean, with ffmpeg's picture.
     @Test(arguments: [bpyramid, hevcMain], [false, true])
     func finishMidStreamEmitsTheDelayedFramesAndDecodingGoesOn(stream: String, asynchronous: Bool) throws {
-        let samples = try Lifecycle.samples(stream)
+        let samples = try TestData.samples(stream)
         let oracle = try Lifecycle.oracle(stream).map(\.md5)
-        let make = { (collector: OutputCollector) in
+        let make = { (collector: Outputs) in
             try DecompressionSession(
                 formatDescription: samples[0].formatDescription,
                 decoderSpecification: DecoderSpecification(hardwareAcceleration: .disabled),
@@ -145,7 +141,7 @@ import Testing
     func finishMidStreamOnAConformanceVectorKeepsEveryPicture() throws {
         let vector = try #require(DecompressionSessionOracleTests.vectors.first { $0.stream.name == "HPCV_BRCM_A" })
         let samples = ElementaryStreamParser.samples(in: try vector.stream.bytes(), codec: .h264)
-        let make = { (collector: OutputCollector) in
+        let make = { (collector: Outputs) in
             try DecompressionSession(
                 formatDescription: samples[0].formatDescription,
                 decoderSpecification: DecoderSpecification(hardwareAcceleration: .disabled, threadCount: 2),
@@ -196,9 +192,9 @@ import Testing
 
     static func samplesAndOracle(_ name: String) throws -> ([SampleBuffer], [FrameMD5Oracle.Frame]) {
         let oracle = try Lifecycle.oracle(name)
-        if name.hasSuffix(".264") { return (try Lifecycle.samples(name), oracle) }
+        if name.hasSuffix(".264") { return (try TestData.samples(name), oracle) }
         let file = try #require(CodecFile.fixtures.first { $0.name == name })
-        return (try file.samples(), oracle)
+        return (try TestData.samples(file.url.path), oracle)
     }
 
     /// `kVTDecodeFrame_EnableAsynchronousDecompression`: "With this bit cleared, the video
@@ -212,7 +208,7 @@ import Testing
         try #require(samples.count == oracle.count)
         #expect(samples[0].formatDescription.stream.maxNumReorderFrames == 0)
         for realTime in [false, true] {
-            let collector = OutputCollector()
+            let collector = Outputs()
             let session = try DecompressionSession(
                 formatDescription: samples[0].formatDescription,
                 decoderSpecification: DecoderSpecification(hardwareAcceleration: .disabled, threadCount: 4),
@@ -221,7 +217,7 @@ import Testing
             var lateCalls = 0
             for (index, sample) in samples.enumerated() {
                 try session.decodeFrame(sample, frameRefcon: index)
-                let outputs = collector.outputs
+                let outputs = collector.all
                 if outputs.count != index + 1 {
                     lateCalls += 1
                     continue
@@ -231,7 +227,7 @@ import Testing
             }
             try session.waitForAsynchronousFrames()
             session.invalidate()
-            #expect(collector.outputs.map { $0.imageBuffer.map(planarMD5) } == oracle.map(\.md5), "\(stream)")
+            #expect(collector.all.map { $0.imageBuffer.map(planarMD5) } == oracle.map(\.md5), "\(stream)")
             if realTime {
                 #expect(lateCalls == 0, "\(stream): \(lateCalls) calls returned before their picture")
             } else {
@@ -243,9 +239,9 @@ import Testing
     // MARK: - Properties
 
     static func cpuSession(
-        _ stream: String, threads: Int = 0, attributes: ImageBufferAttributes? = nil, collector: OutputCollector
+        _ stream: String, threads: Int = 0, attributes: ImageBufferAttributes? = nil, collector: Outputs
     ) throws -> (DecompressionSession, [SampleBuffer]) {
-        let samples = try Lifecycle.samples(stream)
+        let samples = try TestData.samples(stream)
         let session = try DecompressionSession(
             formatDescription: samples[0].formatDescription,
             decoderSpecification: DecoderSpecification(hardwareAcceleration: .disabled, threadCount: threads),
@@ -257,7 +253,7 @@ import Testing
     /// properties"; a property documented "Read-only" cannot be set (`kVTPropertyReadOnlyErr`);
     /// `VTSessionSetProperty`: "Setting a property value to NULL restores the default value."
     @Test func everyDocumentedKeyAnswersByItsAccess() throws {
-        let (session, _) = try Self.cpuSession(Self.bpyramid, collector: OutputCollector())
+        let (session, _) = try Self.cpuSession(Self.bpyramid, collector: Outputs())
         defer { session.invalidate() }
         var counts: [DecompressionPropertyKey.Access: Int] = [:]
         for key in DecompressionPropertyKey.allDocumented {
@@ -293,7 +289,7 @@ import Testing
     /// […] to see if a hardware accelerated decoder was selected." `kVTDecompressionPropertyKey_RealTime`:
     /// "Setting the property to NULL is equivalent to setting it to kCFBooleanTrue."
     @Test func valuesReadBackAsAppleDescribesThem() throws {
-        let (session, _) = try Self.cpuSession(Self.bpyramid, threads: 2, collector: OutputCollector())
+        let (session, _) = try Self.cpuSession(Self.bpyramid, threads: 2, collector: Outputs())
         defer { session.invalidate() }
         #expect(try session.property(.usingHardwareAcceleratedVideoDecoder) as? Bool == false)
         #expect(try session.property(.usingGPURegistryID) == nil)
@@ -324,7 +320,7 @@ import Testing
     /// suggests number of threads to use." Set on a live session: at once before the first
     /// frame, and from the next finish later; the pictures stay ffmpeg's throughout.
     @Test func threadCountChangesOnALiveSession() throws {
-        let collector = OutputCollector()
+        let collector = Outputs()
         let (session, samples) = try Self.cpuSession(Self.bpyramid, collector: collector)
         let oracle = try Lifecycle.oracle(Self.bpyramid)
         let secondSync = try #require(samples.indices.dropFirst().first { samples[$0].isSync })
@@ -339,7 +335,7 @@ import Testing
         for index in secondSync..<samples.count { try session.decodeFrame(samples[index], frameRefcon: index) }
         try session.waitForAsynchronousFrames()
         session.invalidate()
-        let outputs = collector.outputs
+        let outputs = collector.all
         #expect(outputs.allSatisfy { $0.status == nil })
         #expect(outputs.map { $0.imageBuffer.map(planarMD5) } == oracle.map(\.md5))
     }
@@ -348,7 +344,7 @@ import Testing
     /// currently being decoded"; the minimum and maximum output presentation time stamps "of the
     /// frames currently being decoded".
     @Test func asynchronousStateIsTheFramesNotYetOutput() throws {
-        let collector = OutputCollector()
+        let collector = Outputs()
         // The MP4 copy of the B-pyramid fixture: its samples carry their presentation time stamps.
         let samples = try MediaFileReader(path: Lifecycle.url("h264-high-bpyramid.mp4").path).readAllSamples()
         try #require(samples.count > 10 && samples.allSatisfy { $0.presentationTimeStamp.isValid })
@@ -360,7 +356,7 @@ import Testing
         #expect(try session.property(.numberOfFramesBeingDecoded) as? Int == 0)
         #expect(try session.property(.minOutputPresentationTimeStampOfFramesBeingDecoded) as? MediaTime == .invalid)
         for (index, sample) in samples.prefix(10).enumerated() { try session.decodeFrame(sample, frameRefcon: index) }
-        let out = collector.outputs
+        let out = collector.all
         let beingDecoded = try #require(try session.property(.numberOfFramesBeingDecoded) as? Int)
         #expect(beingDecoded > 0 && beingDecoded == 10 - out.count)
         let minimum = try #require(
@@ -381,7 +377,7 @@ import Testing
     @Test func aNewMinimumBufferCountMakesANewPool() throws {
         // A conversion (the native NV12 would need none, and has no pool).
         let attributes = ImageBufferAttributes(pixelFormat: .bgra)
-        let collector = OutputCollector()
+        let collector = Outputs()
         let (session, samples) = try Self.cpuSession(Self.bpyramid, attributes: attributes, collector: collector)
         for index in 0..<12 { try session.decodeFrame(samples[index], frameRefcon: index) }
         let first = try #require(try session.property(.pixelBufferPool) as? PixelBufferPool)
@@ -395,20 +391,20 @@ import Testing
         #expect(first !== second)
         #expect(second.minimumBufferCount == 6 && first.minimumBufferCount == 0)
         // The conversion is the same either side of the change.
-        let unchanged = OutputCollector()
+        let unchanged = Outputs()
         let (reference, _) = try Self.cpuSession(Self.bpyramid, attributes: attributes, collector: unchanged)
         for (index, sample) in samples.enumerated() { try reference.decodeFrame(sample, frameRefcon: index) }
         try reference.waitForAsynchronousFrames()
         reference.invalidate()
         #expect(
-            collector.outputs.map { $0.imageBuffer.map(planarMD5) }
-                == unchanged.outputs.map { $0.imageBuffer.map(planarMD5) })
-        #expect(collector.outputs.allSatisfy { $0.imageBuffer?.pixelFormat == .bgra })
+            collector.all.map { $0.imageBuffer.map(planarMD5) }
+                == unchanged.all.map { $0.imageBuffer.map(planarMD5) })
+        #expect(collector.all.allSatisfy { $0.imageBuffer?.pixelFormat == .bgra })
     }
 
     /// The destination image buffer attributes may change until the first frame, and no later.
     @Test func imageBufferAttributesChangeOnlyBeforeTheFirstFrame() throws {
-        let collector = OutputCollector()
+        let collector = Outputs()
         let (session, samples) = try Self.cpuSession(Self.bpyramid, collector: collector)
         #expect(session.imageBufferAttributes == nil)
         try session.setImageBufferAttributes(ImageBufferAttributes(pixelFormat: .nv12VideoRange))
@@ -420,7 +416,7 @@ import Testing
         #expect(late?.status == -12901)
         try session.waitForAsynchronousFrames()
         session.invalidate()
-        let image = try #require(collector.outputs.first?.imageBuffer)
+        let image = try #require(collector.all.first?.imageBuffer)
         #expect(image.pixelFormat == .nv12VideoRange)
         #expect(image.copiedByteCount > 0)
     }
@@ -436,8 +432,9 @@ extension VATestDriverTests {
 
         @Test(.enabled(if: TestVADriver.isBuilt), arguments: ["h264-high-bpyramid.264", "hevc-main.265"])
         func finishMidStreamOnTheGPUKeepsEveryPicture(stream: String) throws {
-            let samples = try Hardware.samples(try Hardware.fixture(stream))
-            let make = { (collector: DecompressionSessionDocumentedLifecycleTests.OutputCollector) in
+            let samples = try TestData.samples(
+                try Hardware.fixture(stream).name, frameDuration: Hardware.frameDuration)
+            let make = { (collector: Outputs) in
                 try Self.session(samples[0].formatDescription, handler: collector.handler)
             }
             let whole = try DecompressionSessionDocumentedLifecycleTests.decodeFinishing(
@@ -494,7 +491,7 @@ extension VATestDriverTests {
             let (samples, oracle) = try DecompressionSessionDocumentedLifecycleTests.samplesAndOracle(stream)
             try #require(samples.count == oracle.count)
             #expect(samples[0].formatDescription.stream.maxNumReorderFrames == 0)
-            let collector = DecompressionSessionDocumentedLifecycleTests.OutputCollector()
+            let collector = Outputs()
             let make = VATestDriverTests.OpenGOPFinish.session(
                 samples[0].formatDescription, reference: DecompressionSessionLifecycleTests.url(stream),
                 realTime: setting == .atCreation)
@@ -505,7 +502,7 @@ extension VATestDriverTests {
             var lateCalls = 0
             for (index, sample) in samples.enumerated() {
                 try session.decodeFrame(sample, frameRefcon: index)
-                let outputs = collector.outputs
+                let outputs = collector.all
                 guard outputs.count == index + 1, let image = outputs.last?.imageBuffer else {
                     lateCalls += 1
                     continue
@@ -517,7 +514,7 @@ extension VATestDriverTests {
             #expect(session.usingHardwareAcceleratedVideoDecoder, "\(stream): still on the GPU")
             try session.waitForAsynchronousFrames()
             session.invalidate()
-            let outputs = collector.outputs
+            let outputs = collector.all
             #expect(outputs.count == samples.count)
             #expect(outputs.allSatisfy { $0.status == nil })
         }

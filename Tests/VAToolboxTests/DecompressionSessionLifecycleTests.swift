@@ -22,7 +22,7 @@ import Testing
     func oneOutputPerFrameWithItsOwnTimingAndRefcon(stream: String, asynchronous: Bool) throws {
         var options = ElementaryStreamParser.Options()
         options.frameDuration = Self.frameDuration
-        var samples = try Self.samples(stream, options: options)
+        var samples = try TestData.samples(stream, options: options)
         // Presentation times in decode order: each output must carry its own sample's, whatever
         // the reordering.
         for index in samples.indices {
@@ -32,7 +32,7 @@ import Testing
         let oracle = try Self.oracle(stream)
         try #require(samples.count == oracle.count)
 
-        let collector = OutputCollector()
+        let collector = Outputs()
         let session = try DecompressionSession(
             formatDescription: samples[0].formatDescription, outputHandler: collector.handler)
         let flags: DecodeFrameFlags = asynchronous ? [.enableAsynchronousDecompression] : []
@@ -42,7 +42,7 @@ import Testing
         }
         if !asynchronous {
             // Synchronous calls hand out what is ready without waiting for finishDelayedFrames.
-            let early = collector.outputs.count
+            let early = collector.all.count
             #expect(early > 0)
             #expect(early + session.framesInFlight == samples.count)
         }
@@ -51,7 +51,7 @@ import Testing
         #expect(session.framesInFlight == 0)
         session.invalidate()
 
-        let outputs = collector.outputs
+        let outputs = collector.all
         #expect(outputs.count == samples.count)
         #expect(outputs.compactMap { $0.frameRefcon as? Int }.sorted() == Array(samples.indices))
         for output in outputs {
@@ -121,7 +121,7 @@ import Testing
         try #require(samples.count == oracle.count)
         #expect(samples.filter(\.isSync).count == 2)
 
-        let outputs = try Self.decode(samples, flags: [.enableAsynchronousDecompression, .enableTemporalProcessing])
+        let outputs = try Self.outputs(samples, flags: [.enableAsynchronousDecompression, .enableTemporalProcessing])
         #expect(outputs.count == samples.count)
         #expect(outputs.allSatisfy { $0.status == nil })
         #expect(outputs.map { $0.imageBuffer.map(planarMD5) } == oracle.map(\.md5))
@@ -130,9 +130,9 @@ import Testing
     // MARK: - Invalidation
 
     @Test func invalidateWithFramesQueuedGivesEachFrameOneOutputAndNoneAfterwards() throws {
-        let samples = try Self.samples(Self.bpyramid)
+        let samples = try TestData.samples(Self.bpyramid)
         let oracle = try Self.oracle(Self.bpyramid)
-        let collector = OutputCollector()
+        let collector = Outputs()
         let session = try DecompressionSession(
             formatDescription: samples[0].formatDescription, outputHandler: collector.handler)
         session.maximumFramesInFlight = samples.count
@@ -143,7 +143,7 @@ import Testing
         collector.close()
         Thread.sleep(forTimeInterval: 0.05)  // time for a stray late call to happen
 
-        let outputs = collector.outputs
+        let outputs = collector.all
         #expect(collector.lateCalls == 0)
         #expect(outputs.count == samples.count)
         #expect(outputs.compactMap { $0.frameRefcon as? Int }.sorted() == Array(samples.indices))
@@ -168,13 +168,13 @@ import Testing
         #expect(throws: VTError.invalidSession) { try session.finishDelayedFrames() }
         #expect(!session.canAcceptFormatDescription(samples[0].formatDescription))
         session.invalidate()
-        #expect(collector.outputs.count == samples.count)
+        #expect(collector.all.count == samples.count)
         #expect(collector.lateCalls == 0)
     }
 
     @Test func invalidateAfterFinishingCallsNothing() throws {
-        let samples = Array(try Self.samples(Self.hevcMain).prefix(10))
-        let collector = OutputCollector()
+        let samples = Array(try TestData.samples(Self.hevcMain).prefix(10))
+        let collector = Outputs()
         let session = try DecompressionSession(
             formatDescription: samples[0].formatDescription, outputHandler: collector.handler)
         for (index, sample) in samples.enumerated() { try session.decodeFrame(sample, frameRefcon: index) }
@@ -182,14 +182,14 @@ import Testing
         session.invalidate()
         collector.close()
         session.invalidate()
-        #expect(collector.outputs.count == samples.count)
-        #expect(collector.outputs.allSatisfy { $0.imageBuffer != nil && $0.status == nil })
+        #expect(collector.all.count == samples.count)
+        #expect(collector.all.allSatisfy { $0.imageBuffer != nil && $0.status == nil })
         #expect(collector.lateCalls == 0)
     }
 
     @Test func releasingASessionWithPendingFramesDoesNotCrash() throws {
-        let samples = try Self.samples(Self.bpyramid)
-        let collector = OutputCollector()
+        let samples = try TestData.samples(Self.bpyramid)
+        let collector = Outputs()
         weak var released: DecompressionSession?
         do {
             let session = try DecompressionSession(
@@ -202,22 +202,22 @@ import Testing
         }
         // deinit invalidates: every accepted frame still gets its one output.
         let deadline = Date().addingTimeInterval(10)
-        while (released != nil || collector.outputs.count < samples.count) && Date() < deadline {
+        while (released != nil || collector.all.count < samples.count) && Date() < deadline {
             Thread.sleep(forTimeInterval: 0.01)
         }
         #expect(released == nil, "the session was never deallocated")
-        #expect(collector.outputs.count == samples.count)
-        #expect(collector.outputs.compactMap { $0.frameRefcon as? Int }.sorted() == Array(samples.indices))
+        #expect(collector.all.count == samples.count)
+        #expect(collector.all.compactMap { $0.frameRefcon as? Int }.sorted() == Array(samples.indices))
     }
 
     /// The session's methods may be called from inside the output handler; `invalidate()` there
     /// hands out the remaining frames before it returns (so from inside that handler call).
     @Test func invalidateFromInsideTheOutputHandler() throws {
-        let samples = try Self.samples(Self.bpyramid)
+        let samples = try TestData.samples(Self.bpyramid)
         let sessionBox = Locked<DecompressionSession?>(nil)
         let invalidateReturned = Locked(false)
         let lateCalls = Locked(0)
-        let collector = OutputCollector { output in
+        let collector = Outputs { output in
             if invalidateReturned.withLock({ $0 }) { lateCalls.withLock { $0 += 1 } }
             guard output.frameRefcon as? Int == 5 else { return }
             sessionBox.withLock { $0 }?.invalidate()
@@ -243,7 +243,7 @@ import Testing
 
         #expect(invalidateReturned.withLock { $0 })
         #expect(lateCalls.withLock { $0 } == 0)
-        let outputs = collector.outputs
+        let outputs = collector.all
         #expect(outputs.compactMap { $0.frameRefcon as? Int }.sorted() == Array(0..<accepted))
         for output in outputs where output.imageBuffer == nil {
             #expect(output.status == .invalidSession)
@@ -256,12 +256,12 @@ import Testing
 
     @Test(arguments: [bpyramid, hevcMain])
     func doNotOutputFramesComeBackDroppedAndStillServeAsReferences(stream: String) throws {
-        let samples = try Self.samples(stream)
+        let samples = try TestData.samples(stream)
         let oracle = try Self.oracle(stream)
         // Every third sample in decode order: the first IDR, reference P and B pictures among them.
         let hidden = Set(stride(from: 0, to: samples.count, by: 3))
         #expect(hidden.contains { !samples[$0].attachments.contains(.notDependedOnByOthers) })
-        let collector = OutputCollector()
+        let collector = Outputs()
         let session = try DecompressionSession(
             formatDescription: samples[0].formatDescription, outputHandler: collector.handler)
         for (index, sample) in samples.enumerated() {
@@ -271,7 +271,7 @@ import Testing
         try session.finishDelayedFrames()
         session.invalidate()
 
-        let outputs = collector.outputs
+        let outputs = collector.all
         try #require(outputs.count == samples.count)
         #expect(Set(outputs.filter { $0.imageBuffer == nil }.compactMap { $0.frameRefcon as? Int }) == hidden)
         for (position, output) in outputs.enumerated() {
@@ -293,10 +293,10 @@ import Testing
     /// damage varies from run to run but the count of outputs must not.
     @Test(arguments: [false, true])
     func bitFlippedStreamReportsDamagePerFrameAndGoesOn(frameThreads: Bool) throws {
-        let samples = try Self.samples("h264-bitflip.264")
+        let samples = try TestData.samples("h264-bitflip.264")
         let clean = try Self.oracle(Self.bpyramid)
         try #require(samples.count == clean.count)
-        let outputs = try Self.decode(
+        let outputs = try Self.outputs(
             samples, flags: frameThreads ? [.enableAsynchronousDecompression] : [],
             specification: DecoderSpecification(threadCount: frameThreads ? 0 : 1))
         #expect(outputs.count == samples.count)
@@ -314,9 +314,9 @@ import Testing
     }
 
     @Test func truncatedStreamGivesOneOutputPerSample() throws {
-        let samples = try Self.samples("h264-truncated.264")
+        let samples = try TestData.samples("h264-truncated.264")
         #expect(samples.count == 26)
-        let outputs = try Self.decode(samples, flags: [.enableAsynchronousDecompression])
+        let outputs = try Self.outputs(samples, flags: [.enableAsynchronousDecompression])
         #expect(outputs.count == samples.count)
         #expect(outputs.compactMap { $0.frameRefcon as? Int }.sorted() == Array(samples.indices))
         let clean = try Self.oracle(Self.bpyramid)
@@ -342,7 +342,7 @@ import Testing
         let stream = "h264-resolution-change.264"
         var options = ElementaryStreamParser.Options()
         options.keepsParameterSetsInSamples = keepsParameterSetsInSamples
-        let samples = try Self.samples(stream, options: options)
+        let samples = try TestData.samples(stream, options: options)
         let oracle = try Self.oracle(stream)
         try #require(samples.count == 48 && oracle.count == 48)
         let second = samples[24].formatDescription
@@ -350,7 +350,7 @@ import Testing
         #expect(second.dimensions == VideoDimensions(width: 176, height: 144))
         #expect(samples[24].nalUnits.contains { $0.isParameterSet } == keepsParameterSetsInSamples)
 
-        let collector = OutputCollector()
+        let collector = Outputs()
         let session = try DecompressionSession(
             formatDescription: samples[0].formatDescription, outputHandler: collector.handler)
         #expect(session.canAcceptFormatDescription(second))
@@ -362,7 +362,7 @@ import Testing
         #expect(session.formatDescription == second)
         session.invalidate()
 
-        let outputs = collector.outputs
+        let outputs = collector.all
         try #require(outputs.count == 48)
         for (position, output) in outputs.enumerated() {
             let size = position < 24 ? (320, 240) : (176, 144)
@@ -375,9 +375,9 @@ import Testing
     }
 
     @Test func anotherCodecIsRefused() throws {
-        let h264 = try Self.samples(Self.bpyramid)
-        let hevc = try Self.samples(Self.hevcMain)
-        let collector = OutputCollector()
+        let h264 = try TestData.samples(Self.bpyramid)
+        let hevc = try TestData.samples(Self.hevcMain)
+        let collector = Outputs()
         let session = try DecompressionSession(
             formatDescription: h264[0].formatDescription, outputHandler: collector.handler)
         #expect(!session.canAcceptFormatDescription(hevc[0].formatDescription))
@@ -392,7 +392,7 @@ import Testing
         try session.waitForAsynchronousFrames()
         #expect(session.formatDescription == h264[0].formatDescription)
         session.invalidate()
-        #expect(collector.outputs.compactMap { $0.frameRefcon as? Int } == [1])
+        #expect(collector.all.compactMap { $0.frameRefcon as? Int } == [1])
     }
 
     // MARK: - Draining mid-stream
@@ -403,7 +403,7 @@ import Testing
     /// decompression session to emit all delayed frames".)
     @Test(arguments: [bpyramid, hevcMain])
     func finishDelayedFramesThenContinuingKeepsTheReferences(stream: String) throws {
-        let samples = try Self.samples(stream)
+        let samples = try TestData.samples(stream)
         let oracle = try Self.oracle(stream)
         // Decode order, H.264: I0 P4 B2 b1 b3 … P20 B18 b17 b19 | P23 B21 B22 | I24 …; HEVC:
         // I0 P5 B3 B1 B2 B4 … P20 B18 B16 B17 B19 | P23 B22 B21 | I24 …. Either way the first 21
@@ -413,12 +413,12 @@ import Testing
         try #require(samples.count == 48)
         #expect(samples.indices.filter { samples[$0].isSync } == [0, nextSync])
 
-        let collector = OutputCollector()
+        let collector = Outputs()
         let session = try DecompressionSession(
             formatDescription: samples[0].formatDescription, outputHandler: collector.handler)
         for index in 0..<cut { try session.decodeFrame(samples[index], frameRefcon: index) }
         try session.finishDelayedFrames()
-        let drained = collector.outputs
+        let drained = collector.all
         #expect(drained.count == cut)
         #expect(session.framesInFlight == 0)
         #expect(drained.map { $0.imageBuffer.map(planarMD5) } == oracle.prefix(cut).map(\.md5))
@@ -430,7 +430,7 @@ import Testing
         try session.waitForAsynchronousFrames()
         session.invalidate()
 
-        let rest = Array(collector.outputs.dropFirst(cut))
+        let rest = Array(collector.all.dropFirst(cut))
         #expect(rest.count == samples.count - cut)
         #expect(rest.allSatisfy { $0.status == nil && $0.imageBuffer != nil })
         #expect(rest.map { $0.imageBuffer.map(planarMD5) } == oracle[cut...].map(\.md5))
@@ -440,14 +440,14 @@ import Testing
 
     @Test func sessionsDecodingInParallelMatchOneSessionAlone() throws {
         let streams = [Self.bpyramid, Self.hevcMain]
-        let samples = try streams.map { try Self.samples($0) }
-        let alone = try samples.map { try Self.decode($0).map { $0.imageBuffer.map(planarMD5) } }
+        let samples = try streams.map { try TestData.samples($0) }
+        let alone = try samples.map { try Self.outputs($0).map { $0.imageBuffer.map(planarMD5) } }
 
         // Two sessions per stream, four at once.
         let jobs = [0, 0, 1, 1]
         let results = Locked<[Int: [String?]]>([:])
         DispatchQueue.concurrentPerform(iterations: jobs.count) { job in
-            let md5s = (try? Self.decode(samples[jobs[job]], flags: [.enableAsynchronousDecompression]))?.map {
+            let md5s = (try? Self.outputs(samples[jobs[job]], flags: [.enableAsynchronousDecompression]))?.map {
                 $0.imageBuffer.map(planarMD5)
             }
             results.withLock { $0[job] = md5s ?? [] }
@@ -464,7 +464,7 @@ import Testing
     // MARK: - Decoder specification and pixel formats
 
     @Test func requiredHardwareFailsWithAReason() throws {
-        let format = try Self.samples(Self.bpyramid)[0].formatDescription
+        let format = try TestData.samples(Self.bpyramid)[0].formatDescription
         let error = #expect(throws: VTError.self) {
             _ = try DecompressionSession(
                 formatDescription: format, decoderSpecification: DecoderSpecification(hardwareAcceleration: .required)
@@ -476,7 +476,7 @@ import Testing
     }
 
     @Test func softwareSessionSaysWhyItDoesNotUseTheGPU() throws {
-        let format = try Self.samples(Self.bpyramid)[0].formatDescription
+        let format = try TestData.samples(Self.bpyramid)[0].formatDescription
         let session = try DecompressionSession(formatDescription: format) { _ in }
         defer { session.invalidate() }
         #expect(!session.usingHardwareAcceleratedVideoDecoder)
@@ -486,14 +486,14 @@ import Testing
     /// A lost reference picture: the frames that need it come back with an error status, and
     /// from the next sync sample on every frame is clean and equals the oracle.
     @Test func aLostReferenceDamagesFramesUntilTheNextSyncSample() throws {
-        let samples = try Self.samples(Self.bpyramid)
+        let samples = try TestData.samples(Self.bpyramid)
         let oracle = try Self.oracle(Self.bpyramid)
         let secondSync = try #require(samples.indices.dropFirst().first { samples[$0].isSync })
         // Drop the first P picture after the IDR (decode order 1): later pictures refer to it.
         let damaged = samples.enumerated().filter { $0.offset != 1 }.map(\.element)
-        let collector = OutputCollector()
-        _ = try Self.decode(damaged, specification: DecoderSpecification(threadCount: 1), collector: collector)
-        let outputs = collector.outputs
+        let collector = Outputs()
+        _ = try Self.outputs(damaged, specification: DecoderSpecification(threadCount: 1), collector: collector)
+        let outputs = collector.all
         #expect(outputs.count == damaged.count)
         let beforeSync = outputs.filter { ($0.frameRefcon as? Int).map { $0 < secondSync - 1 } ?? false }
         #expect(beforeSync.contains { $0.status != nil || $0.imageBuffer == nil }, "no frame reported the loss")
@@ -508,16 +508,16 @@ import Testing
     /// uses the lost picture up to the next IRAP picture. The intact stream has no flag at all.
     @Test(arguments: [1, 2])
     func aLostHEVCReferenceDamagesFramesUntilTheNextIRAPPicture(dropped: Int) throws {
-        let samples = try Self.samples(Self.hevcMain)
+        let samples = try TestData.samples(Self.hevcMain)
         let oracle = try Self.oracle(Self.hevcMain)
         let secondSync = try #require(samples.indices.dropFirst().first { samples[$0].isSync })
         try #require(samples[dropped].nalUnits.contains { $0.isVCL && $0.isReference })
 
-        let intact = try Self.decode(samples, specification: DecoderSpecification(threadCount: 1))
+        let intact = try Self.outputs(samples, specification: DecoderSpecification(threadCount: 1))
         #expect(intact.allSatisfy { $0.status == nil })
 
         let damaged = samples.enumerated().filter { $0.offset != dropped }.map(\.element)
-        let outputs = try Self.decode(damaged, specification: DecoderSpecification(threadCount: 1))
+        let outputs = try Self.outputs(damaged, specification: DecoderSpecification(threadCount: 1))
         #expect(outputs.count == damaged.count)
         // In `damaged`, the samples after the dropped one up to the next IRAP are dropped ..< secondSync - 1.
         let flagged = outputs.filter { $0.status == .videoDecoderReferenceMissing }.compactMap {
@@ -561,13 +561,13 @@ import Testing
         try #require(!rasl.isEmpty, "no RASL picture after the CRA picture")
         try #require(joined[nextIRAP...].contains { [8, 9].contains(type($0)) })
 
-        let whole = try Self.decode(samples, specification: DecoderSpecification(threadCount: 1))
+        let whole = try Self.outputs(samples, specification: DecoderSpecification(threadCount: 1))
         #expect(whole.allSatisfy { $0.status == nil })
         let wholePictures = Dictionary(
             uniqueKeysWithValues: whole.compactMap { output in
                 (output.frameRefcon as? Int).map { ($0 - join, output.imageBuffer.map(planarMD5)) }
             })
-        let outputs = try Self.decode(joined, specification: DecoderSpecification(threadCount: 1))
+        let outputs = try Self.outputs(joined, specification: DecoderSpecification(threadCount: 1))
         #expect(outputs.count == joined.count)
         for output in outputs {
             guard let refcon = output.frameRefcon as? Int else { continue }
@@ -585,16 +585,16 @@ import Testing
         // Asking for the CPU decoder's planar format is asking for its own pictures: zero copy,
         // no pool. Asking for the native format is no libswscale conversion either: no pool, and
         // only the chroma is copied (interleaved; the luma plane is the decoder's).
-        let samples = try Self.samples(Self.bpyramid)
+        let samples = try TestData.samples(Self.bpyramid)
         for (format, copiesChroma) in [(PixelFormat.yuv420Planar, false), (.nv12VideoRange, true)] {
-            let collector = OutputCollector()
+            let collector = Outputs()
             let session = try DecompressionSession(
                 formatDescription: samples[0].formatDescription,
                 imageBufferAttributes: ImageBufferAttributes(pixelFormat: format), outputHandler: collector.handler)
             for sample in samples.prefix(4) { try session.decodeFrame(sample) }
             try session.finishDelayedFrames()
             #expect(session.pixelBufferPool == nil, "\(format)")
-            let images = collector.outputs.compactMap(\.imageBuffer)
+            let images = collector.all.compactMap(\.imageBuffer)
             #expect(!images.isEmpty)
             for image in images {
                 let chroma = 2 * ((image.width + 1) / 2) * ((image.height + 1) / 2)
@@ -610,8 +610,8 @@ import Testing
         ("hevc-main10.265", .p010VideoRange),
     ])
     func nativePixelFormatIsWhatTheDecoderHandsOut(stream: String, expected: PixelFormat) throws {
-        let samples = try Self.samples(stream)
-        let collector = OutputCollector()
+        let samples = try TestData.samples(stream)
+        let collector = Outputs()
         let session = try DecompressionSession(
             formatDescription: samples[0].formatDescription,
             decoderSpecification: DecoderSpecification(threadCount: 1), outputHandler: collector.handler)
@@ -619,7 +619,7 @@ import Testing
         try session.decodeFrame(samples[0], frameRefcon: 0)
         try session.finishDelayedFrames()
         session.invalidate()
-        let image = try #require(collector.outputs.first?.imageBuffer)
+        let image = try #require(collector.all.first?.imageBuffer)
         #expect(image.pixelFormat == expected)
         #expect(planarMD5(image) == (try Self.oracle(stream))[0].md5)
     }
@@ -630,12 +630,12 @@ import Testing
     /// decoder's reference picture, so later frames predicted from it stay intact.
     @Test func outputsAreZeroCopyAndWritingOneLeavesLaterFramesIntact() throws {
         let stream = "h264-baseline-cavlc.264"  // 320x240 I P P …: every frame predicts from earlier ones
-        let samples = try Self.samples(stream)
+        let samples = try TestData.samples(stream)
         let oracle = try Self.oracle(stream)
         let record = Locked(ZeroCopyRecord())
         // The handler writes to display frame 0 before the frames that reference it are
         // decoded: one decoding thread, no reordering in Baseline.
-        let collector = OutputCollector { output in
+        let collector = Outputs { output in
             guard let image = output.imageBuffer else { return }
             record.withLock { $0.copiedAtOutput.append(image.copiedByteCount) }
             guard output.frameRefcon as? Int == 0 else { return }
@@ -656,7 +656,7 @@ import Testing
             }
         }
         // The decoder's own planar pictures: the zero-copy hand-out this test is about.
-        let outputs = try Self.decode(
+        let outputs = try Self.outputs(
             samples, specification: DecoderSpecification(threadCount: 1),
             attributes: ImageBufferAttributes(pixelFormat: .yuv420Planar), collector: collector)
         let result = record.withLock { $0 }
@@ -674,54 +674,6 @@ import Testing
 // MARK: - Support
 
 extension DecompressionSessionLifecycleTests {
-    /// Records every call of an output handler, and whether one came when it must not.
-    ///
-    /// A class because the handler is `@Sendable` and runs on the session's queue; the state
-    /// lives in a `Mutex`.
-    final class OutputCollector: Sendable {
-        private struct State {
-            var outputs: [DecompressionOutput] = []
-            var isClosed = false
-            var lateCalls = 0
-            var isInHandler = false
-            var overlappingCalls = 0
-        }
-
-        private let state = Mutex(State())
-        /// Runs inside the handler, for tests that act on a frame while the session waits.
-        private let inspect: (@Sendable (DecompressionOutput) -> Void)?
-
-        init(inspect: (@Sendable (DecompressionOutput) -> Void)? = nil) {
-            self.inspect = inspect
-        }
-
-        /// The handler to give the session.
-        var handler: DecompressionSession.OutputHandler { { output in self.record(output) } }
-
-        /// The outputs so far, in the order the handler received them.
-        var outputs: [DecompressionOutput] { state.withLock { $0.outputs } }
-        /// Calls that came after ``close()``.
-        var lateCalls: Int { state.withLock { $0.lateCalls } }
-        /// Calls that began while another was running.
-        var overlappingCalls: Int { state.withLock { $0.overlappingCalls } }
-
-        /// Marks the point after which the handler must not be called.
-        func close() { state.withLock { $0.isClosed = true } }
-
-        private func record(_ output: DecompressionOutput) {
-            state.withLock {
-                if $0.isInHandler { $0.overlappingCalls += 1 }
-                if $0.isClosed { $0.lateCalls += 1 }
-                $0.isInHandler = true
-            }
-            inspect?(output)
-            state.withLock {
-                $0.outputs.append(output)
-                $0.isInHandler = false
-            }
-        }
-    }
-
     /// A value behind a lock that `@Sendable` closures can share.
     final class Locked<Value: Sendable>: Sendable {
         private let mutex: Mutex<Value>
@@ -747,16 +699,6 @@ extension DecompressionSessionLifecycleTests {
 
     static func codec(_ name: String) -> VideoCodecType { name.hasSuffix(".265") ? .hevc : .h264 }
 
-    /// A fixture's access units, from the library's parser.
-    static func samples(
-        _ name: String, options: ElementaryStreamParser.Options = ElementaryStreamParser.Options()
-    ) throws -> [SampleBuffer] {
-        let samples = ElementaryStreamParser.samples(
-            in: try TestData.bytes(url(name)), codec: codec(name), options: options)
-        try #require(!samples.isEmpty, "\(name) gave no samples")
-        return samples
-    }
-
     /// The fixture's `.framemd5`: one entry per frame in output (presentation) order.
     static func oracle(_ name: String) throws -> [FrameMD5Oracle.Frame] {
         try FrameMD5Oracle(contentsOf: url(name + ".framemd5")).frames
@@ -764,20 +706,15 @@ extension DecompressionSessionLifecycleTests {
 
     /// Decodes samples through one session (refcon = sample index), drains, waits and
     /// invalidates; returns the outputs in the order they came.
-    static func decode(
+    static func outputs(
         _ samples: [SampleBuffer], flags: DecodeFrameFlags = [],
         specification: DecoderSpecification = DecoderSpecification(), attributes: ImageBufferAttributes? = nil,
-        collector: OutputCollector = OutputCollector()
+        collector: Outputs = Outputs()
     ) throws -> [DecompressionOutput] {
         let session = try DecompressionSession(
             formatDescription: samples[0].formatDescription, decoderSpecification: specification,
             imageBufferAttributes: attributes, outputHandler: collector.handler)
-        for (index, sample) in samples.enumerated() {
-            try session.decodeFrame(sample, flags: flags, frameRefcon: index)
-        }
-        try session.finishDelayedFrames()
-        try session.waitForAsynchronousFrames()
-        session.invalidate()
-        return collector.outputs
+        try decode(samples, with: session, flags: flags, then: .all)
+        return collector.all
     }
 }

@@ -14,7 +14,6 @@ import Testing
 /// after it, among its leading pictures, or in the middle of its GOP.
 @Suite struct DecompressionSessionOpenGOPTests {
     typealias Lifecycle = DecompressionSessionLifecycleTests
-    typealias OutputCollector = DecompressionSessionLifecycleTests.OutputCollector
 
     /// The open-GOP fixtures: H.264 recovery points in Annex B (`partialSync`) and in MP4 (sync
     /// samples, as the MP4's sync sample table lists them), HEVC CRA pictures with RASL pictures,
@@ -26,7 +25,7 @@ import Testing
         let oracle = try Lifecycle.oracle(name).map(\.md5)
         let samples: [SampleBuffer]
         if name.hasSuffix(".264") || name.hasSuffix(".265") {
-            samples = try Lifecycle.samples(name)
+            samples = try TestData.samples(name)
         } else {
             samples = try MediaFileReader(path: Lifecycle.url(name).path).readAllSamples()
         }
@@ -65,20 +64,15 @@ import Testing
 
     /// Decodes `samples` (refcon = index) with a `finishDelayedFrames()` after each sample in
     /// `finishes`, then waits and invalidates; returns the outputs in the order they came.
-    static func decode(
+    static func outputs(
         _ samples: [SampleBuffer], finishingAfter finishes: (Int) -> Bool, asynchronous: Bool,
-        session make: (OutputCollector) throws -> DecompressionSession
+        session make: (Outputs) throws -> DecompressionSession
     ) throws -> [DecompressionOutput] {
-        let collector = OutputCollector()
+        let collector = Outputs()
         let session = try make(collector)
         let flags: DecodeFrameFlags = asynchronous ? [.enableAsynchronousDecompression] : []
-        for (index, sample) in samples.enumerated() {
-            try session.decodeFrame(sample, flags: flags, frameRefcon: index)
-            if finishes(index) { try session.finishDelayedFrames() }
-        }
-        try session.waitForAsynchronousFrames()
-        session.invalidate()
-        return collector.outputs
+        try decode(samples, with: session, flags: flags, finishingAfter: finishes, then: [.wait, .invalidate])
+        return collector.all
     }
 
     /// Checks that every frame came out once, clean, with the oracle's picture at its
@@ -105,9 +99,9 @@ import Testing
     /// must equal the oracle.
     static func presentationPositions(
         _ samples: [SampleBuffer], oracle: [String], md5: (PixelBuffer) throws -> String,
-        session make: (OutputCollector) throws -> DecompressionSession
+        session make: (Outputs) throws -> DecompressionSession
     ) throws -> [Int: Int] {
-        let outputs = try decode(samples, finishingAfter: { _ in false }, asynchronous: false, session: make)
+        let outputs = try Self.outputs(samples, finishingAfter: { _ in false }, asynchronous: false, session: make)
         #expect(try outputs.map { try $0.imageBuffer.map(md5) } == oracle, "the uninterrupted decode is ffmpeg's")
         var positions: [Int: Int] = [:]
         for (position, output) in outputs.enumerated() {
@@ -116,7 +110,7 @@ import Testing
         return positions
     }
 
-    static func cpuSession(_ format: VideoFormatDescription) -> (OutputCollector) throws -> DecompressionSession {
+    static func cpuSession(_ format: VideoFormatDescription) -> (Outputs) throws -> DecompressionSession {
         { collector in
             try DecompressionSession(
                 formatDescription: format, decoderSpecification: DecoderSpecification(hardwareAcceleration: .disabled),
@@ -155,7 +149,7 @@ import Testing
         let pointPosition = try #require(positions[point])
         var flagged = samples
         flagged[point].attachments.insert(.resetDecoderBeforeDecoding)
-        let outputs = try Self.decode(flagged, finishingAfter: { _ in false }, asynchronous: false, session: make)
+        let outputs = try Self.outputs(flagged, finishingAfter: { _ in false }, asynchronous: false, session: make)
         #expect(outputs.count == samples.count)
         for output in outputs {
             let refcon = try #require(output.frameRefcon as? Int)
@@ -178,9 +172,9 @@ import Testing
     /// with ffmpeg's picture, in ffmpeg's order.
     @Test func aCRAPictureAfterAnEndOfSequenceStartsDecodingAfresh() throws {
         let name = "hevc-end-of-sequence.265"
-        let samples = try Lifecycle.samples(name)
+        let samples = try TestData.samples(name)
         let oracle = try Lifecycle.oracle(name).map(\.md5)
-        let outputs = try Self.decode(
+        let outputs = try Self.outputs(
             samples, finishingAfter: { _ in false }, asynchronous: false,
             session: Self.cpuSession(samples[0].formatDescription))
         #expect(outputs.count == samples.count)
@@ -285,7 +279,7 @@ import Testing
         let finishes = Self.finishPoints(samples)
         #expect(finishes.count == 8)
         for finish in finishes {
-            let outputs = try Self.decode(
+            let outputs = try Self.outputs(
                 samples, finishingAfter: { $0 == finish.after }, asynchronous: false, session: make)
             try Self.expectEveryPicture(
                 outputs, samples: samples, oracle: oracle, positions: positions, md5: planarMD5, "\(stream): \(finish)")
@@ -298,7 +292,8 @@ import Testing
         let (samples, oracle) = try Self.samplesAndOracle(stream)
         let make = Self.cpuSession(samples[0].formatDescription)
         let positions = try Self.presentationPositions(samples, oracle: oracle, md5: planarMD5, session: make)
-        let outputs = try Self.decode(samples, finishingAfter: { _ in true }, asynchronous: asynchronous, session: make)
+        let outputs = try Self.outputs(
+            samples, finishingAfter: { _ in true }, asynchronous: asynchronous, session: make)
         try Self.expectEveryPicture(
             outputs, samples: samples, oracle: oracle, positions: positions, md5: planarMD5,
             "\(stream), finish after every sample")
@@ -322,7 +317,7 @@ extension VATestDriverTests {
         /// A GPU session on the driver, in reference mode for `reference`.
         static func session(
             _ format: VideoFormatDescription, reference: URL, realTime: Bool = false
-        ) -> (DecompressionSessionLifecycleTests.OutputCollector) throws -> DecompressionSession {
+        ) -> (Outputs) throws -> DecompressionSession {
             { collector in
                 var variables: [String: String?] = [
                     "LIBVA_DRIVERS_PATH": TestVADriver.buildDirectory.path,
@@ -350,7 +345,7 @@ extension VATestDriverTests {
             let finishes = OpenGOP.finishPoints(samples)
             #expect(finishes.count == 8)
             for finish in finishes {
-                let outputs = try OpenGOP.decode(
+                let outputs = try OpenGOP.outputs(
                     samples, finishingAfter: { $0 == finish.after }, asynchronous: true, session: make)
                 try OpenGOP.expectEveryPicture(
                     outputs, samples: samples, oracle: oracle, positions: positions, md5: i420MD5,

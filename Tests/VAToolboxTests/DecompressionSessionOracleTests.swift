@@ -7,15 +7,8 @@ import Testing
 /// Decoded output compared frame by frame, bit for bit, with what the `ffmpeg` CLI decodes
 /// (fixtures' `.framemd5`) and with the conformance suites' expected checksums.
 @Suite struct DecompressionSessionOracleTests {
-    /// Collects the outputs of a session.
-    final class Outputs: Sendable {
-        let list = Mutex<[DecompressionOutput]>([])
-        func append(_ output: DecompressionOutput) { list.withLock { $0.append(output) } }
-        var all: [DecompressionOutput] { list.withLock { $0 } }
-    }
-
     /// Decodes a raw stream synchronously through one session, following format changes.
-    static func decode(_ stream: StreamFile, threads: Int = 2) throws -> [DecompressionOutput] {
+    static func outputs(_ stream: StreamFile, threads: Int = 2) throws -> [DecompressionOutput] {
         let samples = ElementaryStreamParser.samples(in: try stream.bytes(), codec: stream.codec)
         let first = try #require(samples.first, "\(stream.name): no sample")
         let outputs = Outputs()
@@ -24,9 +17,7 @@ import Testing
         let session = try DecompressionSession(
             formatDescription: first.formatDescription, decoderSpecification: .init(threadCount: threads),
             imageBufferAttributes: ImageBufferAttributes(pixelFormat: planar), outputHandler: outputs.append)
-        for sample in samples { try session.decodeFrame(sample) }
-        try session.finishDelayedFrames()
-        session.invalidate()
+        try decode(samples, with: session)
         let all = outputs.all
         #expect(all.count == samples.count, "\(stream.name): one output per sample")
         return all
@@ -37,7 +28,7 @@ import Testing
     @Test(arguments: framemd5Fixtures)
     func everyFrameMatchesFFmpegFramemd5(stream: StreamFile) throws {
         let oracle = try FrameMD5Oracle(contentsOf: URL(fileURLWithPath: stream.url.path + ".framemd5"))
-        let outputs = try Self.decode(stream)
+        let outputs = try Self.outputs(stream)
         let images = outputs.compactMap(\.imageBuffer)
         #expect(outputs.allSatisfy { $0.status == nil }, "\(stream.name): clean stream, clean statuses")
         #expect(images.count == oracle.frames.count, "\(stream.name): frame count")
@@ -67,7 +58,7 @@ import Testing
     func conformanceVectorReproducesItsExpectedMD5(name: String) throws {
         // (76 vectors; each decodes through its own session with 2 threads.)
         let vector = try #require(Self.vectors.first { $0.stream.name == name })
-        let outputs = try Self.decode(vector.stream)
+        let outputs = try Self.outputs(vector.stream)
         var digest = MD5()
         for image in outputs.compactMap(\.imageBuffer) {
             #expect(
@@ -96,16 +87,12 @@ import Testing
 
     /// `ffmpeg -i FILE -fps_mode passthrough -pix_fmt FORMAT -f rawvideo - | md5`, run now.
     static func ffmpegRawVideoMD5(_ stream: StreamFile, format: String) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
-        process.arguments = [
-            "-v", "error", "-i", stream.url.path, "-fps_mode", "passthrough", "-pix_fmt", format, "-f", "md5", "-",
-        ]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
+        let output = try CommandRunner.run(
+            URL(fileURLWithPath: "/usr/bin/ffmpeg"),
+            [
+                "-v", "error", "-i", stream.url.path, "-fps_mode", "passthrough", "-pix_fmt", format, "-f", "md5", "-",
+            ]
+        ).text
         return output.trimmingCharacters(in: .whitespacesAndNewlines).replacingOccurrences(of: "MD5=", with: "")
     }
 
@@ -116,7 +103,7 @@ import Testing
     func crosCodecsFramesMatchTheirNV12Checksums(stream: StreamFile) throws {
         let expected = try String(contentsOf: URL(fileURLWithPath: stream.url.path + ".md5"), encoding: .utf8)
             .split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-        let outputs = try Self.decode(stream)
+        let outputs = try Self.outputs(stream)
         let images = outputs.compactMap(\.imageBuffer)
         #expect(outputs.allSatisfy { $0.status == nil }, "\(stream.name): clean stream, clean statuses")
         #expect(images.count == expected.count, "\(stream.name): frame count")

@@ -86,14 +86,14 @@ extension VATestDriverTests {
         @Test(arguments: VATestDriverTests.hardwareFixtures, TestVADriver.personalities)
         func everyFixtureDecodesUnderEveryPersonality(fixture: HardwareFixture, personality: String?) throws {
             let before = try Sessions.liveObjects()
-            let samples = try Sessions.samples(fixture)
+            let samples = try TestData.samples(fixture.name, frameDuration: Sessions.frameDuration)
             do {
-                let outputs = Sessions.Outputs()
+                let outputs = Outputs()
                 let session = try Sessions.session(
                     samples[0].formatDescription, faults: Self.faults(personality),
                     attributes: ImageBufferAttributes(minimumBufferCount: 4), outputs: outputs)
                 #expect(session.usingHardwareAcceleratedVideoDecoder)
-                try Sessions.decode(samples, with: session)
+                try decode(samples, with: session)
                 let results = outputs.all
                 #expect(results.count == samples.count)
                 #expect(
@@ -115,13 +115,14 @@ extension VATestDriverTests {
         /// (one image stays alive, cached, however many pictures are locked).
         @Test(arguments: TestVADriver.personalities)
         func lockingReadsBackTheDriversWayAndReusesImages(personality: String?) throws {
-            let samples = try Sessions.samples(try Sessions.fixture("h264-main-cabac.264"))
+            let samples = try TestData.samples(
+                try Sessions.fixture("h264-main-cabac.264").name, frameDuration: Sessions.frameDuration)
             let before = try TestVADriver.liveObjects().images
-            let outputs = Sessions.Outputs()
+            let outputs = Outputs()
             let session = try Sessions.session(
                 samples[0].formatDescription, faults: Self.faults(personality),
                 attributes: ImageBufferAttributes(minimumBufferCount: samples.count), outputs: outputs)
-            try Sessions.decode(samples, with: session)
+            try decode(samples, with: session)
             let results = outputs.all
             #expect(results.count == samples.count)
             var locked = 0
@@ -142,11 +143,12 @@ extension VATestDriverTests {
         /// where the driver has one.
         @Test(arguments: TestVADriver.personalities)
         func dmaBufExportFollowsTheDriver(personality: String?) throws {
-            let samples = try Sessions.samples(try Sessions.fixture("h264-cropped-642x362.264"))
-            let outputs = Sessions.Outputs()
+            let samples = try TestData.samples(
+                try Sessions.fixture("h264-cropped-642x362.264").name, frameDuration: Sessions.frameDuration)
+            let outputs = Outputs()
             let session = try Sessions.session(
                 samples[0].formatDescription, faults: Self.faults(personality), outputs: outputs)
-            try Sessions.decode(samples, with: session)
+            try decode(samples, with: session)
             let output = try #require(outputs.all.first)
             let image = try #require(output.imageBuffer)
             let refcon = try #require(output.frameRefcon as? Int)
@@ -189,11 +191,12 @@ extension VATestDriverTests {
 
         /// nvidia's EGL back end cannot export: a caller that forces it gets a typed error.
         @Test func nvidiasEGLBackendCannotExport() throws {
-            let samples = try Sessions.samples(try Sessions.fixture("h264-main-cabac.264"))
-            let outputs = Sessions.Outputs()
+            let samples = try TestData.samples(
+                try Sessions.fixture("h264-main-cabac.264").name, frameDuration: Sessions.frameDuration)
+            let outputs = Outputs()
             let session = try Sessions.session(
                 samples[0].formatDescription, faults: Self.faults("nvidia", ["NVD_BACKEND": "egl"]), outputs: outputs)
-            try Sessions.decode(samples, with: session)
+            try decode(samples, with: session)
             let image = try #require(outputs.all.first?.imageBuffer)
             let error = #expect(throws: VTError.self) { _ = try image.exportDMABuf() }
             #expect(error == .pixelTransferNotSupported)
@@ -229,7 +232,7 @@ extension VATestDriverTests {
                     results.withLock { $0.append((output.status, exported, stamp)) }
                 }
             }
-            try Sessions.decode(samples, with: session)
+            try decode(samples, with: session)
             let frames = results.withLock { $0 }
             #expect(frames.allSatisfy { $0.status == nil })
             let refused = frames.compactMap { frame -> VTError? in
@@ -249,12 +252,13 @@ extension VATestDriverTests {
         /// nvidia report nothing, as the real drivers do.
         @Test(arguments: TestVADriver.personalities)
         func macroblockErrorsAreBadDataWhereTheDriverReportsThem(personality: String?) throws {
-            let samples = try Sessions.samples(try Sessions.fixture("h264-main-cabac.264"))
-            let outputs = Sessions.Outputs()
+            let samples = try TestData.samples(
+                try Sessions.fixture("h264-main-cabac.264").name, frameDuration: Sessions.frameDuration)
+            let outputs = Outputs()
             let session = try Sessions.session(
                 samples[0].formatDescription, acceleration: .preferred,
                 faults: Self.faults(personality, ["VATB_CORRUPT_PICTURE": "3:5"]), outputs: outputs)
-            try Sessions.decode(samples, with: session)
+            try decode(samples, with: session)
             #expect(session.usingHardwareAcceleratedVideoDecoder)
             let results = outputs.all
             #expect(results.compactMap { $0.frameRefcon as? Int }.sorted() == Array(samples.indices))
@@ -276,13 +280,14 @@ extension VATestDriverTests {
         /// asking for 40 held pictures and keeping every one gets a pool capped at 32, every
         /// frame clean, and the pictures beyond the spares as CPU copies.
         @Test func theSurfacePoolStaysWithinNvidiasLimit() throws {
-            let samples = try Sessions.samples(try Sessions.fixture("h264-high-bpyramid.264"))
+            let samples = try TestData.samples(
+                try Sessions.fixture("h264-high-bpyramid.264").name, frameDuration: Sessions.frameDuration)
             try #require(samples.count > 32)
-            let outputs = Sessions.Outputs()
+            let outputs = Outputs()
             let session = try Sessions.session(
                 samples[0].formatDescription, faults: Self.faults("nvidia"),
                 attributes: ImageBufferAttributes(minimumBufferCount: 40), outputs: outputs)
-            try Sessions.decode(samples, with: session)
+            try decode(samples, with: session)
             let results = outputs.all
             #expect(results.count == samples.count)
             #expect(
@@ -326,11 +331,13 @@ extension VATestDriverTests {
         /// display shared, they flag their queued frames -17694 and may leave the GPU too.)
         @Test(arguments: TestVADriver.personalities)
         func eightParallelSessionsDoNotShareFaults(personality: String?) throws {
-            let h264 = try Sessions.samples(try Sessions.fixture("h264-high-bpyramid.264"))
-            let hevc = try Sessions.samples(try Sessions.fixture("hevc-main.265"))
+            let h264 = try TestData.samples(
+                try Sessions.fixture("h264-high-bpyramid.264").name, frameDuration: Sessions.frameDuration)
+            let hevc = try TestData.samples(
+                try Sessions.fixture("hevc-main.265").name, frameDuration: Sessions.frameDuration)
             let faults = Self.faults(personality, ["VATB_FAIL_END_PICTURE": "3:0", "VATB_FAULT_PROFILES": "HEVCMain"])
             let streams = [hevc] + Array(repeating: h264, count: 7)
-            let outputs = streams.map { _ in Sessions.Outputs() }
+            let outputs = streams.map { _ in Outputs() }
             let sessions = try zip(streams, outputs).map { samples, outputs in
                 try Sessions.session(
                     samples[0].formatDescription, acceleration: .preferred, faults: faults, outputs: outputs)

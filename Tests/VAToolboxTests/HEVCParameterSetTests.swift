@@ -70,16 +70,8 @@ private enum HEVCProbe {
 
     /// Runs a tool and returns what it wrote to stdout or stderr.
     static func run(_ executable: URL?, _ arguments: [String], stderr: Bool = false) throws -> Data {
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        let output = Pipe()
-        process.standardOutput = stderr ? FileHandle.nullDevice : output
-        process.standardError = stderr ? output : FileHandle.nullDevice
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return data
+        let result = try CommandRunner.run(try #require(executable), arguments)
+        return stderr ? Data(result.standardError.utf8) : result.standardOutput
     }
 
     /// `ffprobe -v error -count_packets -show_streams -of json FILE`: the first stream's fields

@@ -22,22 +22,6 @@ extension VATestDriverTests {
 
         // MARK: - Helpers
 
-        /// Outputs collected from a handler.
-        final class Outputs: Sendable {
-            private let list = Mutex<[DecompressionOutput]>([])
-            var handler: DecompressionSession.OutputHandler { { output in self.list.withLock { $0.append(output) } } }
-            var all: [DecompressionOutput] { list.withLock { $0 } }
-        }
-
-        static func samples(_ fixture: HardwareFixture) throws -> [SampleBuffer] {
-            var options = ElementaryStreamParser.Options()
-            options.frameDuration = frameDuration
-            let samples = ElementaryStreamParser.samples(
-                in: try TestData.bytes(fixture.url), codec: fixture.codec, options: options)
-            try #require(!samples.isEmpty)
-            return samples
-        }
-
         static func fixture(_ name: String) throws -> HardwareFixture {
             try #require(VATestDriverTests.hardwareFixtures.first { $0.name == name })
         }
@@ -61,15 +45,6 @@ extension VATestDriverTests {
                     formatDescription: format, decoderSpecification: specification,
                     imageBufferAttributes: attributes, outputHandler: outputs.handler)
             }
-        }
-
-        /// Decodes every sample (refcon = index), finishes and invalidates.
-        static func decode(_ samples: [SampleBuffer], with session: DecompressionSession) throws {
-            for (index, sample) in samples.enumerated() {
-                try session.decodeFrame(sample, frameRefcon: index)
-            }
-            try session.finishDelayedFrames()
-            session.invalidate()
         }
 
         /// The software path's outputs for the same samples.
@@ -114,7 +89,7 @@ extension VATestDriverTests {
         func everyFixtureDecodesOnTheGPUInPresentationOrder(fixture: HardwareFixture) throws {
             try #require(TestVADriver.isBuilt)
             let before = try Self.liveObjects()
-            let samples = try Self.samples(fixture)
+            let samples = try TestData.samples(fixture.name, frameDuration: Self.frameDuration)
             let software = try Self.softwareOutputs(samples)
             do {
                 let outputs = Outputs()
@@ -130,7 +105,7 @@ extension VATestDriverTests {
                     fixture.tenBit
                     ? (fullRange ? .p010FullRange : .p010VideoRange) : (fullRange ? .nv12FullRange : .nv12VideoRange)
                 #expect(session.nativePixelFormat == native)
-                try Self.decode(samples, with: session)
+                try decode(samples, with: session)
                 let results = outputs.all
 
                 // The same frames, in the same (presentation) order, as on the CPU.
@@ -176,11 +151,12 @@ extension VATestDriverTests {
         /// later pictures come as CPU copies, and decoding never runs out of surfaces.
         @Test(arguments: TestVADriver.personalities)
         func keepingEveryPictureNeverStarvesTheDecoder(personality: String?) throws {
-            let samples = try Self.samples(try Self.fixture("h264-high-bpyramid.264"))
+            let samples = try TestData.samples(
+                try Self.fixture("h264-high-bpyramid.264").name, frameDuration: Self.frameDuration)
             let outputs = Outputs()
             let session = try Self.session(
                 samples[0].formatDescription, faults: Self.personality(personality), outputs: outputs)
-            try Self.decode(samples, with: session)
+            try decode(samples, with: session)
             let results = outputs.all
             #expect(results.count == samples.count)
             #expect(results.allSatisfy { $0.status == nil })
@@ -198,7 +174,8 @@ extension VATestDriverTests {
         /// samples since the last sync sample once more, with their output suppressed. Counted by
         /// the driver's `vaEndPicture` calls (`hevc-slices.265`: 30 pictures, one IDR at the start).
         @Test func finishReplaysOnlyWhenAnotherSampleFollows() throws {
-            let samples = try Self.samples(try Self.fixture("hevc-slices.265"))
+            let samples = try TestData.samples(
+                try Self.fixture("hevc-slices.265").name, frameDuration: Self.frameDuration)
             try #require(samples.count == 30)
             let format = try #require(samples.first?.formatDescription)
             func endPictures(finishingAfter middle: Int?) throws -> (pictures: Int, outputs: Int) {
@@ -282,7 +259,7 @@ extension VATestDriverTests {
                         seen.withLock { $0.append(frame) }
                     }
                 }
-                try Self.decode(samples, with: session)
+                try decode(samples, with: session)
                 let frames = seen.withLock { $0 }
                 #expect(frames.compactMap(\.refcon).sorted() == Array(samples.indices), "\(file)")
                 #expect(
@@ -320,13 +297,13 @@ extension VATestDriverTests {
         @Test(arguments: TestVADriver.personalities)
         func convertedOutputComesFromTheReadBackSurface(personality: String?) throws {
             let fixture = try Self.fixture("h264-main-cabac.264")
-            let samples = try Self.samples(fixture)
+            let samples = try TestData.samples(fixture.name, frameDuration: Self.frameDuration)
             let outputs = Outputs()
             let session = try Self.session(
                 samples[0].formatDescription, faults: personality.map { ["VATB_PERSONALITY": $0] } ?? [:],
                 // Full-range I420, as the stream (yuvj420p) is full range: a change of layout only.
                 attributes: ImageBufferAttributes(pixelFormat: .yuv420PlanarFullRange), outputs: outputs)
-            try Self.decode(samples, with: session)
+            try decode(samples, with: session)
             let results = outputs.all
             #expect(results.count == samples.count)
             for output in results {
@@ -343,12 +320,13 @@ extension VATestDriverTests {
 
         @Test(arguments: TestVADriver.personalities)
         func writingToASurfaceCopiesItToCPUMemory(personality: String?) throws {
-            let samples = try Self.samples(try Self.fixture("hevc-main.265"))
+            let samples = try TestData.samples(
+                try Self.fixture("hevc-main.265").name, frameDuration: Self.frameDuration)
             let outputs = Outputs()
             let session = try Self.session(
                 samples[0].formatDescription, faults: personality.map { ["VATB_PERSONALITY": $0] } ?? [:],
                 outputs: outputs)
-            try Self.decode(samples, with: session)
+            try decode(samples, with: session)
             let image = try #require(outputs.all.first?.imageBuffer)
             let stamp = Self.stamp(image)
             try image.withLockedPlanesForWriting { planes in
@@ -368,11 +346,11 @@ extension VATestDriverTests {
         @Test(arguments: [true, false], TestVADriver.personalities)
         func dmaBufExportSharesTheSurfaceAndClosesItsDescriptors(separateLayers: Bool, personality: String?) throws {
             let fixture = try Self.fixture("h264-cropped-642x362.264")
-            let samples = try Self.samples(fixture)
+            let samples = try TestData.samples(fixture.name, frameDuration: Self.frameDuration)
             let outputs = Outputs()
             let session = try Self.session(
                 samples[0].formatDescription, faults: Self.personality(personality), outputs: outputs)
-            try Self.decode(samples, with: session)
+            try decode(samples, with: session)
             let output = try #require(outputs.all.first)
             let image = try #require(output.imageBuffer)
             let refcon = try #require(output.frameRefcon as? Int)
@@ -414,7 +392,8 @@ extension VATestDriverTests {
         }
 
         @Test func aCPUPictureCannotBeExported() throws {
-            let samples = try Self.samples(try Self.fixture("h264-main-cabac.264"))
+            let samples = try TestData.samples(
+                try Self.fixture("h264-main-cabac.264").name, frameDuration: Self.frameDuration)
             let image = try #require(try Self.softwareOutputs(samples).first?.imageBuffer)
             #expect(!image.isGPUSurface)
             let error = #expect(throws: VTError.self) { _ = try image.exportDMABuf() }
@@ -442,7 +421,7 @@ extension VATestDriverTests {
             let session = try Self.session(format, acceleration: .preferred, outputs: outputs)
             #expect(!session.usingHardwareAcceleratedVideoDecoder)
             #expect(session.hardwareUnavailableReason?.contains("below the driver's VP9Profile0 minimum") == true)
-            try Self.decode(samples, with: session)
+            try decode(samples, with: session)
             let software = try Self.softwareOutputs(samples)
             #expect(outputs.all.count == 5 && software.count == 5)
             #expect(outputs.all.allSatisfy { $0.status == nil })
@@ -450,7 +429,8 @@ extension VATestDriverTests {
         }
 
         @Test func deviceCapabilitiesAndSupportChecks() throws {
-            let format = try Self.samples(try Self.fixture("hevc-main10.265"))[0].formatDescription
+            let format = try TestData.samples(
+                try Self.fixture("hevc-main10.265").name, frameDuration: Self.frameDuration)[0].formatDescription
             let device = try TestVADriver.withEnvironment([
                 "LIBVA_DRIVERS_PATH": TestVADriver.buildDirectory.path, "LIBVA_DRIVER_NAME": TestVADriver.driverName,
             ]) { try VADevice.open(path: Self.node) }
@@ -514,7 +494,8 @@ extension VATestDriverTests {
         }
 
         @Test func requiredWithoutADeviceFailsWithTheReason() throws {
-            let format = try Self.samples(try Self.fixture("h264-main-cabac.264"))[0].formatDescription
+            let format = try TestData.samples(
+                try Self.fixture("h264-main-cabac.264").name, frameDuration: Self.frameDuration)[0].formatDescription
             let error = #expect(throws: VTError.self) {
                 _ = try DecompressionSession(
                     formatDescription: format,
@@ -528,7 +509,8 @@ extension VATestDriverTests {
         }
 
         @Test func preferredWithoutADeviceDecodesOnTheCPUAndSaysWhy() throws {
-            let format = try Self.samples(try Self.fixture("h264-main-cabac.264"))[0].formatDescription
+            let format = try TestData.samples(
+                try Self.fixture("h264-main-cabac.264").name, frameDuration: Self.frameDuration)[0].formatDescription
             let session = try DecompressionSession(
                 formatDescription: format,
                 decoderSpecification: DecoderSpecification(renderNodePath: "/dev/dri/renderD999")
@@ -572,7 +554,7 @@ extension VATestDriverTests {
         func setupFaultsFallBackOrFail(fault: SetupFault, personality: String?) throws {
             let (variable, value, reason) = (fault.variable, fault.value, fault.reason)
             let fixture = try Self.fixture("h264-high-bpyramid.264")
-            let samples = try Self.samples(fixture)
+            let samples = try TestData.samples(fixture.name, frameDuration: Self.frameDuration)
             let oracle = try FrameMD5Oracle(contentsOf: fixture.url.appendingPathExtension("framemd5")).frames
             let outputs = Outputs()
             let faults = Self.personality(personality).merging([variable: value]) { $1 }
@@ -582,7 +564,7 @@ extension VATestDriverTests {
             #expect(
                 session.hardwareUnavailableReason?.contains(reason) == true,
                 "\(session.hardwareUnavailableReason ?? "")")
-            try Self.decode(samples, with: session)
+            try decode(samples, with: session)
             #expect(outputs.all.map { $0.imageBuffer.map(planarMD5) } == oracle.map(\.md5))
 
             let error = #expect(throws: VTError.self) {
@@ -608,7 +590,7 @@ extension VATestDriverTests {
         @Test(arguments: TestVADriver.personalities)
         func aFormatChangeTheGPURefusesContinuesOnTheCPU(personality: String?) throws {
             let fixture = try Self.fixture("h264-resolution-change.264")
-            let samples = try Self.samples(fixture)
+            let samples = try TestData.samples(fixture.name, frameDuration: Self.frameDuration)
             try #require(samples.count == 48 && samples[24].isSync)
             // 176x144 first, then 320x240, on a driver that decodes up to 200x200.
             let reordered = Array(samples[24...]) + Array(samples[..<24])
@@ -619,7 +601,7 @@ extension VATestDriverTests {
                 faults: Self.personality(personality).merging(["VATB_MAX_SIZE": "200x200"]) { $1 },
                 attributes: ImageBufferAttributes(minimumBufferCount: 48), outputs: outputs)
             #expect(session.usingHardwareAcceleratedVideoDecoder)
-            try Self.decode(reordered, with: session)
+            try decode(reordered, with: session)
             #expect(!session.usingHardwareAcceleratedVideoDecoder)
             #expect(session.hardwareUnavailableReason?.contains("could not decode the stream") == true)
             let results = outputs.all
@@ -652,12 +634,13 @@ extension VATestDriverTests {
         /// One failed `vaEndPicture`: that frame, and only that one, is -12911 without an image.
         @Test(arguments: TestVADriver.personalities)
         func aFailedEndPictureIsAMalfunctionOfThatFrame(personality: String?) throws {
-            let samples = try Self.samples(try Self.fixture("h264-high-bpyramid.264"))
+            let samples = try TestData.samples(
+                try Self.fixture("h264-high-bpyramid.264").name, frameDuration: Self.frameDuration)
             let outputs = Outputs()
             var faults = ["VATB_FAIL_END_PICTURE": "3"]
             faults["VATB_PERSONALITY"] = personality
             let session = try Self.session(samples[0].formatDescription, faults: faults, outputs: outputs)
-            try Self.decode(samples, with: session)
+            try decode(samples, with: session)
             let results = outputs.all
             #expect(results.count == samples.count)
             let failed = results.filter { $0.status == .videoDecoderMalfunction }
@@ -682,13 +665,14 @@ extension VATestDriverTests {
         /// picture is synchronised at hand-out.
         @Test(arguments: [nil, "ihd"])
         func aFailedSyncIsAMalfunctionOfThatFrame(personality: String?) throws {
-            let samples = try Self.samples(try Self.fixture("hevc-main.265"))
+            let samples = try TestData.samples(
+                try Self.fixture("hevc-main.265").name, frameDuration: Self.frameDuration)
             let outputs = Outputs()
             let session = try Self.session(
                 samples[0].formatDescription,
                 faults: Self.personality(personality).merging(["VATB_FAIL_SYNC": "2"]) { $1 },
                 outputs: outputs)
-            try Self.decode(samples, with: session)
+            try decode(samples, with: session)
             let results = outputs.all
             #expect(results.count == samples.count)
             let failed = results.filter { $0.status == .videoDecoderMalfunction }
@@ -714,7 +698,8 @@ extension VATestDriverTests {
         /// sync). Each picture is locked in the handler, so the second sync is the second picture's.
         @Test(arguments: ["i965", "mesa", "nvidia"])
         func aFailedSyncOnADriverWithoutErrorReportsFailsTheLock(personality: String) throws {
-            let samples = try Self.samples(try Self.fixture("hevc-main.265"))
+            let samples = try TestData.samples(
+                try Self.fixture("hevc-main.265").name, frameDuration: Self.frameDuration)
             let stamps = Mutex<[(refcon: Int?, status: VTError?, stamp: DriverStamp?)]>([])
             var variables: [String: String?] = [
                 "LIBVA_DRIVERS_PATH": TestVADriver.buildDirectory.path, "LIBVA_DRIVER_NAME": TestVADriver.driverName,
@@ -732,7 +717,7 @@ extension VATestDriverTests {
                     stamps.withLock { $0.append((output.frameRefcon as? Int, output.status, stamp)) }
                 }
             }
-            try Self.decode(samples, with: session)
+            try decode(samples, with: session)
             let results = stamps.withLock { $0 }
             #expect(results.count == samples.count)
             #expect(results.allSatisfy { $0.status == nil }, "\(results.compactMap(\.status))")
@@ -749,7 +734,7 @@ extension VATestDriverTests {
         @Test(arguments: TestVADriver.personalities)
         func repeatedFaultsMoveAPreferredSessionToTheCPU(personality: String?) throws {
             let fixture = try Self.fixture("h264-high-bpyramid.264")
-            let samples = try Self.samples(fixture)
+            let samples = try TestData.samples(fixture.name, frameDuration: Self.frameDuration)
             // The pictures keep the GPU's layout after the move: the CPU's, converted to NV12.
             let software = try Self.softwareOutputs(
                 samples, attributes: ImageBufferAttributes(pixelFormat: .nv12VideoRange))
@@ -792,7 +777,8 @@ extension VATestDriverTests {
         /// real drivers do.)
         @Test(arguments: TestVADriver.personalities)
         func damagedDataOnTheGPUIsBadDataNotAMalfunction(personality: String?) throws {
-            var samples = try Self.samples(try Self.fixture("h264-main-cabac.264"))
+            var samples = try TestData.samples(
+                try Self.fixture("h264-main-cabac.264").name, frameDuration: Self.frameDuration)
             // Sample 5's slices: everything after each NAL header byte becomes 0xFF, so that the
             // slice header's first_mb_in_slice and pic_parameter_set_id are out of range.
             let damaged = samples[5].nalUnits.map { unit -> [UInt8] in
@@ -806,7 +792,7 @@ extension VATestDriverTests {
             let session = try Self.session(
                 samples[0].formatDescription, acceleration: .preferred, faults: Self.personality(personality),
                 outputs: outputs)
-            try Self.decode(samples, with: session)
+            try decode(samples, with: session)
             #expect(session.usingHardwareAcceleratedVideoDecoder)
             let results = outputs.all
             #expect(results.compactMap { $0.frameRefcon as? Int }.sorted() == Array(samples.indices))
@@ -873,13 +859,14 @@ extension VATestDriverTests {
         /// `.required` never leaves the GPU: every failed picture is -12911.
         @Test(arguments: TestVADriver.personalities)
         func requiredSessionsStayOnTheGPUThroughFaults(personality: String?) throws {
-            let samples = try Self.samples(try Self.fixture("h264-main-cabac.264"))
+            let samples = try TestData.samples(
+                try Self.fixture("h264-main-cabac.264").name, frameDuration: Self.frameDuration)
             let outputs = Outputs()
             let session = try Self.session(
                 samples[0].formatDescription,
                 faults: Self.personality(personality).merging(["VATB_FAIL_END_PICTURE": "1:0"]) { $1 }, outputs: outputs
             )
-            try Self.decode(samples, with: session)
+            try decode(samples, with: session)
             #expect(session.usingHardwareAcceleratedVideoDecoder)
             let results = outputs.all
             #expect(results.count == samples.count)

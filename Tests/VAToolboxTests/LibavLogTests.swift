@@ -23,7 +23,7 @@ import Testing
         let reader = try MediaFileReader(path: Lifecycle.url("h264-high-bpyramid.mp4").path)
         let samples = try reader.readAllSamples()
         try #require(samples.count > 4)
-        let outputs = try Lifecycle.decode(
+        let outputs = try Lifecycle.outputs(
             Array(samples.prefix(4)), specification: DecoderSpecification(hardwareAcceleration: .disabled))
         #expect(outputs.count == 4)
         #expect(av_log_get_level() == AV_LOG_ERROR)
@@ -159,8 +159,8 @@ import Testing
         let name = "h264-bitflip.264"
         let oracle = Set(try Self.ffmpegMessages(Lifecycle.url(name)).map(\.text))
         try #require(!oracle.isEmpty)
-        let outputs = try Lifecycle.decode(
-            try Lifecycle.samples(name),
+        let outputs = try Lifecycle.outputs(
+            try TestData.samples(name),
             specification: DecoderSpecification(hardwareAcceleration: .disabled, threadCount: 1))
         let damaged = outputs.compactMap(\.status).filter { $0 == .videoDecoderBadData }
         try #require(!damaged.isEmpty, "four damaged slices and no picture reported -12909")
@@ -179,8 +179,8 @@ import Testing
         LibavLog.setHandler(upTo: .error) { message in received.withLock { $0.append(message) } }
         defer { LibavLog.setHandler(nil) }
         let label = "frame-threads-\(UUID().uuidString)"
-        let samples = try Lifecycle.samples(name)
-        let collector = Lifecycle.OutputCollector()
+        let samples = try TestData.samples(name)
+        let collector = Outputs()
         let session = try LibavLog.withLabel(label) { () throws(VTError) in
             try DecompressionSession(
                 formatDescription: samples[0].formatDescription,
@@ -201,7 +201,7 @@ import Testing
             #expect(message.component == "h264")
             #expect(oracle.contains(message.text), "\(message)")
         }
-        for status in collector.outputs.compactMap(\.status) where status == .videoDecoderBadData {
+        for status in collector.all.compactMap(\.status) where status == .videoDecoderBadData {
             #expect(oracle.contains { status.reason.hasSuffix(": \($0)") }, "\(status.reason)")
         }
     }
@@ -255,7 +255,7 @@ import Testing
         DispatchQueue.concurrentPerform(iterations: streams.count) { index in
             let (codec, samples) = streams[index]
             do throws(VTError) {
-                let collector = Lifecycle.OutputCollector()
+                let collector = Outputs()
                 let session = try LibavLog.withLabel("\(codec)-\(run)") { () throws(VTError) in
                     try DecompressionSession(
                         formatDescription: samples[0].formatDescription,
@@ -268,7 +268,7 @@ import Testing
                 try session.finishDelayedFrames()
                 try session.waitForAsynchronousFrames()
                 session.invalidate()
-                statuses.withLock { $0[codec] = collector.outputs.compactMap(\.status) }
+                statuses.withLock { $0[codec] = collector.all.compactMap(\.status) }
             } catch {
                 failures.withLock { $0.append("\(codec): \(error)") }
             }

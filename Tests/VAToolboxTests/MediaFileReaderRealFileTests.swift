@@ -43,7 +43,7 @@ import Testing
     /// ffmpeg's (47 of 48), and the damaged sample's frame reports -12909.
     @Test func damagedSamplesDecodeToFFmpegsPicturesWithABadDataStatus() throws {
         let samples = try MediaFileReader(path: Self.fixture("h264-damaged.mp4").path).readAllSamples()
-        let outputs = try SampleAttachmentTests.decode(samples)
+        let outputs = try SampleAttachmentTests.outputs(samples)
         #expect(outputs.count == samples.count, "one output per sample")
         let expected = try Self.oracle("h264-damaged.mp4.framemd5")
         #expect(expected.count == 47)
@@ -64,7 +64,7 @@ import Testing
         #expect(flagged.count == 1)
         #expect(reader.damagedSamples.map(\.number) == flagged)
         #expect(reader.damagedSamples.first?.reason.contains("corrupt") == true)
-        let outputs = try SampleAttachmentTests.decode(samples)
+        let outputs = try SampleAttachmentTests.outputs(samples)
         #expect(
             outputs.compactMap(\.imageBuffer).map(planarMD5) == (try Self.oracle("h264-corrupt-packets.ts.framemd5")))
         let damaged = try #require(outputs.first { $0.frameRefcon as? Int == flagged.first })
@@ -108,7 +108,7 @@ import Testing
         #expect(samples.count == 48)
         let hidden = samples.filter { $0.attachments.contains(.doNotDisplay) }.count
         #expect(hidden == 10)
-        let outputs = try SampleAttachmentTests.decode(samples)
+        let outputs = try SampleAttachmentTests.outputs(samples)
         #expect(outputs.allSatisfy { $0.status == nil })
         let shown = outputs.compactMap(\.imageBuffer).map(planarMD5)
         let expected = try Self.oracle("h264-edit-list-ends-in-gop.mp4.framemd5")
@@ -133,7 +133,7 @@ import Testing
         let samples = try reader.readAllSamples()
         #expect(samples.count == 30, "the samples read while looking for parameter sets come out too")
         #expect(samples.allSatisfy { !$0.attachments.contains(.damaged) })
-        let outputs = try SampleAttachmentTests.decode(samples)
+        let outputs = try SampleAttachmentTests.outputs(samples)
         #expect(outputs.allSatisfy { $0.status == nil })
         #expect(outputs.compactMap(\.imageBuffer).map(planarMD5) == (try Self.oracle(file + ".framemd5")))
     }
@@ -147,13 +147,13 @@ import Testing
         #expect(reader.videoTracks.map(\.width) == [176, 320])
         #expect(reader.track.index == 0 && reader.track.isDefault)
         #expect(reader.formatDescription.dimensions.width == 176)
-        let first = try SampleAttachmentTests.decode(try reader.readAllSamples())
+        let first = try SampleAttachmentTests.outputs(try reader.readAllSamples())
         #expect(first.compactMap(\.imageBuffer).map(planarMD5) == (try Self.oracle("two-video-tracks.mkv.framemd5")))
 
         let second = try MediaFileReader(path: path, track: 1)
         #expect(second.track.index == 1 && !second.track.isDefault)
         #expect(second.formatDescription.dimensions.width == 320)
-        let outputs = try SampleAttachmentTests.decode(try second.readAllSamples())
+        let outputs = try SampleAttachmentTests.outputs(try second.readAllSamples())
         #expect(
             outputs.compactMap(\.imageBuffer).map(planarMD5)
                 == (try Self.oracle("two-video-tracks.mkv.track1.framemd5")))
@@ -226,7 +226,7 @@ import Testing
         #expect(samples.prefix(24).allSatisfy { $0.formatDescription.dimensions.width == 320 })
         #expect(samples.suffix(24).allSatisfy { $0.formatDescription.dimensions.width == 176 })
         #expect(samples[24].formatDescription.stream.profileName != samples[0].formatDescription.stream.profileName)
-        let outputs = try SampleAttachmentTests.decode(samples)
+        let outputs = try SampleAttachmentTests.outputs(samples)
         #expect(outputs.allSatisfy { $0.status == nil })
         let expected = try Self.oracle("h264-two-sample-descriptions.mp4.framemd5")
         #expect(outputs.compactMap(\.imageBuffer).map(planarMD5) == expected)
@@ -325,7 +325,7 @@ import Testing
         let first = try #require(samples.first)
         #expect(first.isSync)
         #expect(first.attachments.contains(.resetDecoderBeforeDecoding))
-        let outputs = try SampleAttachmentTests.decode(samples)
+        let outputs = try SampleAttachmentTests.outputs(samples)
         let shown = outputs.compactMap(\.imageBuffer).map(planarMD5)
         let expected = try CommandRunner.ffmpeg([
             "-threads", "1", "-ss", String(seconds), "-i", url.path, "-frames:v", "1", "-f", "framemd5", "-",
@@ -344,7 +344,7 @@ import Testing
         let samples = try reader.readAllSamples()
         #expect(samples.count == 24, "the second GOP")
         #expect(samples.allSatisfy { !$0.attachments.contains(.doNotDisplay) })
-        let shown = try SampleAttachmentTests.decode(samples).compactMap(\.imageBuffer).map(planarMD5)
+        let shown = try SampleAttachmentTests.outputs(samples).compactMap(\.imageBuffer).map(planarMD5)
         #expect(shown == Array((try Self.oracle("h264-high-bpyramid.mp4.framemd5")).suffix(24)))
     }
 

@@ -26,14 +26,13 @@ import Testing
     func decodedFramesMatchFramemd5AndCarryTheirTimeStamps(file: String) throws {
         let url = TestData.fixtures.appendingPathComponent(file)
         let reader = try MediaFileReader(path: url.path)
-        let outputs = Mutex<[DecompressionOutput]>([])
-        let session = try DecompressionSession(formatDescription: reader.formatDescription) { output in
-            outputs.withLock { $0.append(output) }
-        }
+        let outputs = Outputs()
+        let session = try DecompressionSession(
+            formatDescription: reader.formatDescription, outputHandler: outputs.handler)
         while let sample = try reader.nextSample() { try session.decodeFrame(sample) }
         try session.finishDelayedFrames()
         session.invalidate()
-        let decoded = outputs.withLock { $0 }
+        let decoded = outputs.all
         let expected = try FrameMD5Oracle(contentsOf: URL(fileURLWithPath: url.path + ".framemd5")).frames.map(\.md5)
         #expect(decoded.map { $0.imageBuffer.map(planarMD5) ?? "none" } == expected, "\(file)")
         // Presentation time stamps, in the track's time scale, against ffprobe's frame pts.
@@ -56,14 +55,12 @@ import Testing
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let mpeg4 = directory.appendingPathComponent("mpeg4.mp4")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
-        process.arguments = [
-            "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=64x64:rate=5", "-frames:v", "2", "-c:v", "mpeg4",
-            mpeg4.path,
-        ]
-        try process.run()
-        process.waitUntilExit()
+        _ = try CommandRunner.run(
+            URL(fileURLWithPath: "/usr/bin/ffmpeg"),
+            [
+                "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=64x64:rate=5", "-frames:v", "2", "-c:v", "mpeg4",
+                mpeg4.path,
+            ])
         do {
             _ = try MediaFileReader(path: mpeg4.path)
             Issue.record("an MPEG-4 Part 2 file was accepted")

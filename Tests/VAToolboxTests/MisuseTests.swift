@@ -13,7 +13,6 @@ import Testing
 /// environment and live-object counters are process-wide.
 extension VATestDriverTests {
     @Suite(.timeLimit(.minutes(5))) struct MisuseTests {
-        typealias Collector = DecompressionSessionLifecycleTests.OutputCollector
         typealias Locked = DecompressionSessionLifecycleTests.Locked
 
         static let bpyramid = "h264-high-bpyramid.264"
@@ -61,10 +60,6 @@ extension VATestDriverTests {
             return session
         }
 
-        static func samples(_ name: String) throws -> [SampleBuffer] {
-            try DecompressionSessionLifecycleTests.samples(name)
-        }
-
         /// Open descriptors of this process.
         static func openDescriptors() -> Int {
             ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []).count
@@ -103,8 +98,8 @@ extension VATestDriverTests {
         /// never called again; every frame accepted before got exactly one output.
         @Test(arguments: DecodePath.allCases)
         func decodeFrameAfterInvalidateThrowsInvalidSession(path: DecodePath) throws {
-            let samples = Array(try Self.samples(Self.bpyramid).prefix(8))
-            let collector = Collector()
+            let samples = Array(try TestData.samples(Self.bpyramid).prefix(8))
+            let collector = Outputs()
             let session = try Self.session(samples[0].formatDescription, on: path, handler: collector.handler)
             for (index, sample) in samples.enumerated() { try session.decodeFrame(sample, frameRefcon: index) }
             session.invalidate()
@@ -117,7 +112,7 @@ extension VATestDriverTests {
             #expect(throws: VTError.invalidSession) { try session.finishDelayedFrames() }
             session.invalidate()
             #expect(collector.lateCalls == 0)
-            #expect(collector.outputs.compactMap { $0.frameRefcon as? Int }.sorted() == Array(samples.indices))
+            #expect(collector.all.compactMap { $0.frameRefcon as? Int }.sorted() == Array(samples.indices))
         }
 
         // MARK: - Re-entrant calls
@@ -127,12 +122,12 @@ extension VATestDriverTests {
         /// returns, and nothing is handed out afterwards.
         @Test(arguments: DecodePath.allCases)
         func waitAndInvalidateFromInsideTheOutputHandler(path: DecodePath) throws {
-            let samples = try Self.samples(Self.bpyramid)
+            let samples = try TestData.samples(Self.bpyramid)
             let box = Locked<DecompressionSession?>(nil)
             let invalidated = Locked(false)
             let lateCalls = Locked(0)
             let waitErrors = Locked<[VTError]>([])
-            let collector = Collector { output in
+            let collector = Outputs { output in
                 if invalidated.withLock({ $0 }) { lateCalls.withLock { $0 += 1 } }
                 guard output.frameRefcon as? Int == 4, let session = box.withLock({ $0 }) else { return }
                 do throws(VTError) {
@@ -160,7 +155,7 @@ extension VATestDriverTests {
             #expect(invalidated.withLock { $0 })
             #expect(waitErrors.withLock { $0 }.isEmpty)
             #expect(lateCalls.withLock { $0 } == 0)
-            let outputs = collector.outputs
+            let outputs = collector.all
             #expect(outputs.compactMap { $0.frameRefcon as? Int }.sorted() == Array(0..<accepted))
             for output in outputs where output.imageBuffer == nil {
                 #expect(output.status == .invalidSession)
@@ -175,10 +170,10 @@ extension VATestDriverTests {
         /// `referenceMissing` (-17694) with `frameDropped` before it — never `badData` (-12909).
         @Test(arguments: DecodePath.allCases)
         func anEarlyDrainInsideTheHandlerReportsOnlyFramesGivenToTheDecoder(path: DecodePath) throws {
-            let samples = try Self.samples(Self.bpyramid)
+            let samples = try TestData.samples(Self.bpyramid)
             let box = Locked<DecompressionSession?>(nil)
             let drained = Locked(false)
-            let collector = Collector { _ in
+            let collector = Outputs { _ in
                 guard !drained.withLock({ $0 }), let session = box.withLock({ $0 }) else { return }
                 drained.withLock { $0 = true }
                 try? session.finishDelayedFrames()
@@ -193,7 +188,7 @@ extension VATestDriverTests {
             try session.waitForAsynchronousFrames()
             try session.finishDelayedFrames()
             session.invalidate()
-            let outputs = collector.outputs
+            let outputs = collector.all
             #expect(drained.withLock { $0 })
             #expect(outputs.compactMap { $0.frameRefcon as? Int }.sorted() == Array(samples.indices))
             #expect(!outputs.contains { $0.status == .videoDecoderBadData })
@@ -214,8 +209,8 @@ extension VATestDriverTests {
         /// and nothing crashes.
         @Test(arguments: DecodePath.allCases)
         func eightThreadsDecodingIntoOneSession(path: DecodePath) throws {
-            let samples = Array(try Self.samples(Self.bpyramid).prefix(24))
-            let collector = Collector()
+            let samples = Array(try TestData.samples(Self.bpyramid).prefix(24))
+            let collector = Outputs()
             let session = try Self.session(samples[0].formatDescription, on: path, handler: collector.handler)
             let thrown = Locked<[VTError]>([])
             DispatchQueue.concurrentPerform(iterations: 8) { thread in
@@ -233,7 +228,7 @@ extension VATestDriverTests {
             session.invalidate()
             collector.close()
             let expected = (0..<8).flatMap { thread in samples.indices.map { thread * 1000 + $0 } }
-            let outputs = collector.outputs
+            let outputs = collector.all
             #expect(thrown.withLock { $0 }.isEmpty)
             #expect(outputs.compactMap { $0.frameRefcon as? Int }.sorted() == expected)
             #expect(collector.overlappingCalls == 0)
@@ -258,15 +253,15 @@ extension VATestDriverTests {
         /// grow by that much more without a leak (CI's ASan job saw 64 MiB on the CPU path).
         @Test(arguments: DecodePath.allCases)
         func twoHundredSessionsMadeAndDestroyed(path: DecodePath) throws {
-            let samples = Array(try Self.samples(Self.bpyramid).prefix(3))
+            let samples = Array(try TestData.samples(Self.bpyramid).prefix(3))
             func cycle() throws {
-                let collector = Collector()
+                let collector = Outputs()
                 let session = try Self.session(samples[0].formatDescription, on: path, handler: collector.handler)
                 for sample in samples { try session.decodeFrame(sample) }
                 try session.finishDelayedFrames()
                 session.invalidate()
-                #expect(collector.outputs.count == samples.count)
-                #expect(collector.outputs.allSatisfy { $0.status == nil && $0.imageBuffer != nil })
+                #expect(collector.all.count == samples.count)
+                #expect(collector.all.allSatisfy { $0.status == nil && $0.imageBuffer != nil })
             }
             for _ in 0..<10 { try cycle() }
             let descriptors = Self.openDescriptors()
@@ -288,7 +283,7 @@ extension VATestDriverTests {
         /// session goes on decoding the samples that follow.
         @Test(arguments: DecodePath.allCases)
         func aLengthPrefixPastTheEndOfTheSample(path: DecodePath) throws {
-            let samples = Array(try Self.samples(Self.bpyramid).prefix(6))
+            let samples = Array(try TestData.samples(Self.bpyramid).prefix(6))
             let format = samples[0].formatDescription
             var damaged = samples[1].data
             let length = UInt32(damaged.count)  // the first unit claims the whole sample and more
@@ -303,13 +298,13 @@ extension VATestDriverTests {
                 try SampleBuffer(data: tail, formatDescription: format)
             }
 
-            let collector = Collector()
+            let collector = Outputs()
             let session = try Self.session(format, on: path, handler: collector.handler)
             for (index, sample) in samples.enumerated() { try session.decodeFrame(sample, frameRefcon: index) }
             try session.finishDelayedFrames()
             session.invalidate()
-            #expect(collector.outputs.count == samples.count)
-            #expect(collector.outputs.allSatisfy { $0.status == nil })
+            #expect(collector.all.count == samples.count)
+            #expect(collector.all.allSatisfy { $0.status == nil })
         }
 
         /// An HEVC sample, with its own HEVC description, in an H.264 session: `decodeFrame`
@@ -317,9 +312,9 @@ extension VATestDriverTests {
         /// session goes on with its own stream.
         @Test(arguments: DecodePath.allCases)
         func anHEVCSampleInAnH264Session(path: DecodePath) throws {
-            let h264 = Array(try Self.samples(Self.bpyramid).prefix(4))
-            let hevc = try Self.samples(Self.hevcMain)
-            let collector = Collector()
+            let h264 = Array(try TestData.samples(Self.bpyramid).prefix(4))
+            let hevc = try TestData.samples(Self.hevcMain)
+            let collector = Outputs()
             let session = try Self.session(h264[0].formatDescription, on: path, handler: collector.handler)
             try session.decodeFrame(h264[0], frameRefcon: 0)
             let error = #expect(throws: VTError.self) { try session.decodeFrame(hevc[0], frameRefcon: -1) }
@@ -327,8 +322,8 @@ extension VATestDriverTests {
             for index in 1..<h264.count { try session.decodeFrame(h264[index], frameRefcon: index) }
             try session.finishDelayedFrames()
             session.invalidate()
-            #expect(collector.outputs.compactMap { $0.frameRefcon as? Int }.sorted() == Array(h264.indices))
-            #expect(collector.outputs.allSatisfy { $0.status == nil })
+            #expect(collector.all.compactMap { $0.frameRefcon as? Int }.sorted() == Array(h264.indices))
+            #expect(collector.all.allSatisfy { $0.status == nil })
         }
 
         /// HEVC bytes labelled with the H.264 session's own description: the bytes are NAL
@@ -337,17 +332,17 @@ extension VATestDriverTests {
         /// them decode.
         @Test(arguments: DecodePath.allCases)
         func hevcBytesUnderAnH264Description(path: DecodePath) throws {
-            let h264 = Array(try Self.samples(Self.bpyramid).prefix(3))
-            let hevc = Array(try Self.samples(Self.hevcMain).prefix(3))
+            let h264 = Array(try TestData.samples(Self.bpyramid).prefix(3))
+            let hevc = Array(try TestData.samples(Self.hevcMain).prefix(3))
             let format = h264[0].formatDescription
             let disguised = hevc.compactMap { try? SampleBuffer(data: $0.data, formatDescription: format) }
-            let collector = Collector()
+            let collector = Outputs()
             let session = try Self.session(format, on: path, handler: collector.handler)
             try session.decodeFrame(h264[0], frameRefcon: 0)
             for (index, sample) in disguised.enumerated() { try session.decodeFrame(sample, frameRefcon: 100 + index) }
             try session.finishDelayedFrames()
             session.invalidate()
-            let outputs = collector.outputs
+            let outputs = collector.all
             let refcons = outputs.compactMap { $0.frameRefcon as? Int }.sorted()
             #expect(refcons == [0] + disguised.indices.map { 100 + $0 })
             for output in outputs where (output.frameRefcon as? Int ?? 0) >= 100 {
@@ -365,13 +360,13 @@ extension VATestDriverTests {
         /// them frees every VA object.
         @Test(arguments: DecodePath.allCases)
         func aPixelBufferLockedAfterItsSessionIsGone(path: DecodePath) throws {
-            let samples = Array(try Self.samples(Self.bpyramid).prefix(6))
+            let samples = Array(try TestData.samples(Self.bpyramid).prefix(6))
             let objects = try Self.vaObjects()
             var kept: [(refcon: Int, image: PixelBuffer)] = []
             let seenInHandler = Locked<[Int: String]>([:])
             weak var released: DecompressionSession?
             do {
-                let collector = Collector { output in
+                let collector = Outputs { output in
                     guard let refcon = output.frameRefcon as? Int, let image = output.imageBuffer else { return }
                     seenInHandler.withLock { $0[refcon] = image.md5 }
                 }
@@ -380,7 +375,7 @@ extension VATestDriverTests {
                 try session.finishDelayedFrames()
                 session.invalidate()
                 released = session
-                kept = collector.outputs.compactMap { output in
+                kept = collector.all.compactMap { output in
                     guard let refcon = output.frameRefcon as? Int, let image = output.imageBuffer else { return nil }
                     return (refcon, image)
                 }
@@ -409,7 +404,7 @@ extension VATestDriverTests {
         @Test(arguments: DecodePath.allCases)
         func aDecodedFrameSequenceCancelledMidStream(path: DecodePath) async throws {
             if path == .testDriver { try #require(TestVADriver.isBuilt) }
-            let samples = try Self.samples(Self.hevcMain)
+            let samples = try TestData.samples(Self.hevcMain)
             let objects = try Self.vaObjects()
             let taken = DecodedFrameSequenceTests.Counter()
             let seen = DecodedFrameSequenceTests.Counter()

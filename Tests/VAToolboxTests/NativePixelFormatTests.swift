@@ -45,7 +45,7 @@ extension VATestDriverTests.HardwareSessions {
     func nativeFormatIsTheSameOnBothPaths(name: String, expected: PixelFormat) throws {
         try #require(TestVADriver.isBuilt)
         let fixture = try Self.fixture(name)
-        let samples = try Self.samples(fixture)
+        let samples = try TestData.samples(fixture.name, frameDuration: Self.frameDuration)
         let format = samples[0].formatDescription
         let oracle = try FrameMD5Oracle(contentsOf: fixture.url.appendingPathExtension("framemd5")).frames.map(\.md5)
 
@@ -56,7 +56,7 @@ extension VATestDriverTests.HardwareSessions {
             decoderSpecification: DecoderSpecification(hardwareAcceleration: .disabled, threadCount: 1),
             outputHandler: cpuOutputs.handler)
         let cpuNative = cpu.nativePixelFormat
-        try Self.decode(samples, with: cpu)
+        try decode(samples, with: cpu)
         let cpuImages = cpuOutputs.all.compactMap(\.imageBuffer)
 
         #expect(gpuNative == expected)
@@ -79,7 +79,7 @@ extension VATestDriverTests.HardwareSessions {
         arguments: ["h264-main-cabac.264", "hevc-main10.265"])
     func planarFormatIsHandedOutWithoutACopy(name: String) throws {
         let fixture = try Self.fixture(name)
-        let samples = try Self.samples(fixture)
+        let samples = try TestData.samples(fixture.name, frameDuration: Self.frameDuration)
         let format = samples[0].formatDescription
         let oracle = try FrameMD5Oracle(contentsOf: fixture.url.appendingPathExtension("framemd5")).frames.map(\.md5)
         let planar = DecompressionSession.planarPixelFormat(for: format)
@@ -90,7 +90,7 @@ extension VATestDriverTests.HardwareSessions {
             formatDescription: format,
             decoderSpecification: DecoderSpecification(hardwareAcceleration: .disabled, threadCount: 1),
             imageBufferAttributes: ImageBufferAttributes(pixelFormat: planar), outputHandler: planarOutputs.handler)
-        try Self.decode(samples, with: asked)
+        try decode(samples, with: asked)
         #expect(asked.pixelBufferPool == nil, "nothing was converted")
         let planarImages = planarOutputs.all.compactMap(\.imageBuffer)
         #expect(planarImages.allSatisfy { $0.pixelFormat == planar && $0.copiedByteCount == 0 })
@@ -115,7 +115,7 @@ extension VATestDriverTests.HardwareSessions {
         ])
     func streamsOnlyTheCPUDecodes(name: String, expected: PixelFormat) throws {
         let fixture = VATestDriverTests.HardwareFixture(name: name, profile: 0, tenBit: false)
-        let samples = try Self.samples(fixture)
+        let samples = try TestData.samples(fixture.name, frameDuration: Self.frameDuration)
         let oracle = try FrameMD5Oracle(contentsOf: fixture.url.appendingPathExtension("framemd5")).frames.map(\.md5)
         #expect(DecompressionSession.nativePixelFormat(for: samples[0].formatDescription) == expected)
         let images = try Self.softwareOutputs(samples).compactMap(\.imageBuffer)

@@ -39,13 +39,13 @@ import Testing
         }
 
         /// Decodes samples `range`.
-        func decode(_ range: Range<Int>) throws {
-            for sample in samples[range] { try session.decodeFrame(sample) }
+        func feed(_ range: Range<Int>) throws {
+            try decode(Array(samples[range]), with: session, then: [])
         }
 
         /// Decodes every sample left after `start`, finishes and ends the session.
         func finish(from start: Int) throws {
-            try decode(start..<samples.count)
+            try feed(start..<samples.count)
             try session.finishDelayedFrames()
             session.invalidate()
         }
@@ -135,7 +135,7 @@ import Testing
     /// reach this buffer and never the reference picture.
     @Test func aReadWriteLockCopiesSharedMemoryAndTheWritesStayInTheBuffer() throws {
         let decoding = try Decoding("h264-baseline-cavlc.264")
-        try decoding.decode(0..<1)
+        try decoding.feed(0..<1)
         let image = try #require(decoding.pictures.first)
         try image.lockBaseAddress()
         #expect(image.copiedByteCount == image.rawVideoByteCount, "the decoder's frame was copied once")
@@ -158,7 +158,7 @@ import Testing
     /// the read-only lock left as it was; after its unlock the read-write lock works.
     @Test func aReadWriteLockUnderAReadOnlyLockOfSharedMemoryIsRefused() throws {
         let decoding = try Decoding("h264-baseline-cavlc.264")
-        try decoding.decode(0..<1)
+        try decoding.feed(0..<1)
         let image = try #require(decoding.pictures.first)
         try image.lockBaseAddress(.readOnly)
         let lent = try #require(image.lockedPlanes).map(\.baseAddress)
@@ -208,7 +208,7 @@ extension VATestDriverTests.HardwareSessions {
     /// cycle after the first adds no image: locks never accumulate driver objects.
     @Test(.enabled(if: TestVADriver.isBuilt)) func pairLockMapsASurfaceAndTheLastUnlockUnmapsIt() throws {
         let fixture = try Self.fixture("h264-main-cabac.264")
-        let samples = try Self.samples(fixture)
+        let samples = try TestData.samples(fixture.name, frameDuration: Self.frameDuration)
         let outputs = Outputs()
         let session = try Self.session(samples[0].formatDescription, outputs: outputs)
         for sample in samples.prefix(4) { try session.decodeFrame(sample) }

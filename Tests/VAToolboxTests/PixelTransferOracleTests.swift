@@ -9,8 +9,6 @@ import Testing
 @Suite struct PixelTransferOracleTests {
     /// `ffmpeg -i FILE [-s WxH] -pix_fmt FORMAT -f framemd5 -`, run now; the MD5 column.
     static func ffmpegFrameMD5s(_ stream: StreamFile, pixelFormat: String, size: (Int, Int)? = nil) throws -> [String] {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
         var arguments = ["-v", "error", "-i", stream.url.path, "-fps_mode", "passthrough"]
         if let size {
             arguments += ["-s", "\(size.0)x\(size.1)"]
@@ -19,19 +17,14 @@ import Testing
             arguments += ["-autoscale", "0"]
         }
         arguments += ["-pix_fmt", pixelFormat, "-f", "framemd5", "-"]
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let text = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
+        let text = try CommandRunner.run(URL(fileURLWithPath: "/usr/bin/ffmpeg"), arguments).text
         return text.split(separator: "\n").filter { !$0.hasPrefix("#") }.compactMap {
             $0.split(separator: ",").last?.trimmingCharacters(in: .whitespaces)
         }
     }
 
     /// Decodes a fixture with attributes; returns the outputs and the session's pool.
-    static func decode(_ name: String, attributes: ImageBufferAttributes) throws -> (
+    static func converted(_ name: String, attributes: ImageBufferAttributes) throws -> (
         images: [PixelBuffer], pool: PixelBufferPool?
     ) {
         let stream = try #require(StreamFile.validFixtures.first { $0.name == name })
@@ -43,8 +36,7 @@ import Testing
             #expect(output.status == nil)
             if let image = output.imageBuffer { images.withLock { $0.append(image) } }
         }
-        for sample in samples { try session.decodeFrame(sample) }
-        try session.finishDelayedFrames()
+        try decode(samples, with: session, then: .finish)
         let pool = session.pixelBufferPool
         session.invalidate()
         return (images.withLock { $0 }, pool)
@@ -65,7 +57,7 @@ import Testing
         let (name, format, ffmpegName) = try #require(Self.cases.first { "\($0.0) → \($0.2)" == label })
         let stream = try #require(StreamFile.validFixtures.first { $0.name == name })
         let expected = try Self.ffmpegFrameMD5s(stream, pixelFormat: ffmpegName)
-        let (images, pool) = try Self.decode(name, attributes: ImageBufferAttributes(pixelFormat: format))
+        let (images, pool) = try Self.converted(name, attributes: ImageBufferAttributes(pixelFormat: format))
         #expect(images.count == expected.count, "\(name) → \(format)")
         #expect(images.allSatisfy { $0.pixelFormat == format })
         #expect(images.map(\.md5) == expected, "\(name) → \(format)")
@@ -90,7 +82,7 @@ import Testing
     func scaledFramesMatchFFmpeg() throws {
         let stream = try #require(StreamFile.validFixtures.first { $0.name == "h264-high-bpyramid.264" })
         let expected = try Self.ffmpegFrameMD5s(stream, pixelFormat: "nv12", size: (176, 144))
-        let (images, _) = try Self.decode(
+        let (images, _) = try Self.converted(
             "h264-high-bpyramid.264",
             attributes: ImageBufferAttributes(pixelFormat: .nv12VideoRange, width: 176, height: 144))
         #expect(images.allSatisfy { $0.width == 176 && $0.height == 144 })

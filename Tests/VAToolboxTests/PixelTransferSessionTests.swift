@@ -12,7 +12,7 @@ struct PixelTransferSessionTests {
     /// The fixture's pictures in their native format.
     static func pictures() throws -> [PixelBuffer] {
         // The decoder's planar pictures, which the ffmpeg CLI converts from.
-        try PixelTransferOracleTests.decode(fixture, attributes: ImageBufferAttributes(pixelFormat: .yuv420Planar))
+        try PixelTransferOracleTests.converted(fixture, attributes: ImageBufferAttributes(pixelFormat: .yuv420Planar))
             .images
     }
 

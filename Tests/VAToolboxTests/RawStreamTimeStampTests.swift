@@ -77,7 +77,7 @@ struct TimedFrameMD5 {
     @Test(arguments: rawFiles)
     func decodedFramesCarryFFmpegsPictureTimes(file: String) throws {
         let samples = try MediaFileReader(path: Self.fixture(file).path).readAllSamples()
-        let outputs = try SampleAttachmentTests.decode(samples)
+        let outputs = try SampleAttachmentTests.outputs(samples)
         let oracle = try Self.oracle(file)
         #expect(outputs.map { $0.imageBuffer.map(planarMD5) ?? "none" } == oracle.md5s, "\(file): pictures")
         #expect(outputs.map(\.presentationTimeStamp) == oracle.presentationTimes, "\(file): PTS")
@@ -132,7 +132,7 @@ struct TimedFrameMD5 {
         let ffmpeg = try CommandRunner.ffmpeg(["-i", url.path, "-fps_mode", "passthrough", "-f", "framemd5", "-"])
         let oracle = try TimedFrameMD5(ffmpeg.text)
         #expect(samples.map(\.presentationTimeStamp).sorted() == oracle.presentationTimes, "\(name)")
-        let outputs = try SampleAttachmentTests.decode(samples)
+        let outputs = try SampleAttachmentTests.outputs(samples)
         #expect(outputs.map(\.presentationTimeStamp) == oracle.presentationTimes, "\(name): decoded")
     }
 
@@ -145,7 +145,7 @@ struct TimedFrameMD5 {
         let samples = try MediaFileReader(path: url.path).readAllSamples()
         let ffmpeg = try CommandRunner.ffmpeg(["-i", url.path, "-fps_mode", "passthrough", "-f", "framemd5", "-"])
         let oracle = try TimedFrameMD5(ffmpeg.text)
-        let pictures = try SampleAttachmentTests.decode(samples).filter { $0.imageBuffer != nil }
+        let pictures = try SampleAttachmentTests.outputs(samples).filter { $0.imageBuffer != nil }
         #expect(pictures.map(\.presentationTimeStamp) == oracle.presentationTimes)
         #expect(pictures.map { $0.imageBuffer.map(planarMD5) ?? "" } == oracle.md5s)
         #expect(samples.count > oracle.pts.count, "some samples are fields")
@@ -167,7 +167,7 @@ struct TimedFrameMD5 {
         #expect(first.isSync && first.attachments.contains(.resetDecoderBeforeDecoding))
         let oracle = try Self.oracle(file)
         let index = try #require(oracle.presentationTimes.firstIndex { $0 >= time })
-        let shown = try SampleAttachmentTests.decode(samples).filter { $0.imageBuffer != nil }
+        let shown = try SampleAttachmentTests.outputs(samples).filter { $0.imageBuffer != nil }
         #expect(shown.first?.imageBuffer.map(planarMD5) == oracle.md5s[index], "\(file) at \(seconds) s")
         #expect(shown.first?.presentationTimeStamp == oracle.presentationTimes[index])
         #expect(shown.count == oracle.md5s.count - index, "every picture from there on")

@@ -10,31 +10,19 @@ import Testing
 /// samples — through the public API, against ffmpeg's output.
 @Suite struct SampleAttachmentTests {
     /// The B-pyramid fixture: reordered output, two sync samples.
-    static func samples() throws -> [SampleBuffer] {
-        let stream = try #require(StreamFile.validFixtures.first { $0.name == "h264-high-bpyramid.264" })
-        var options = ElementaryStreamParser.Options()
-        options.frameDuration = MediaTime(value: 1, timescale: 25)
-        let samples = ElementaryStreamParser.samples(in: try stream.bytes(), codec: .h264, options: options)
-        try #require(samples.count > 20)
-        return samples
-    }
+    static let fixture = "h264-high-bpyramid.264"
 
     /// Decodes synchronously (refcon = index), calling `afterEach` with the outputs so far after
     /// each `decodeFrame` returns; finishes and invalidates.
-    static func decode(
+    static func outputs(
         _ samples: [SampleBuffer], afterEach: (Int, [DecompressionOutput]) -> Void = { _, _ in }
     ) throws -> [DecompressionOutput] {
-        let outputs = CollectedOutputs()
+        let outputs = Outputs()
         let session = try DecompressionSession(
             formatDescription: samples[0].formatDescription,
             decoderSpecification: DecoderSpecification(hardwareAcceleration: .disabled, threadCount: 1),
             outputHandler: outputs.handler)
-        for (index, sample) in samples.enumerated() {
-            try session.decodeFrame(sample, frameRefcon: index)
-            afterEach(index, outputs.all)
-        }
-        try session.finishDelayedFrames()
-        session.invalidate()
+        try decode(samples, with: session, afterEach: { afterEach($0, outputs.all) })
         return outputs.all
     }
 
@@ -52,13 +40,14 @@ import Testing
     /// "DoNotDisplay: the sample should be decoded but not displayed" — the frame comes out
     /// dropped, without an image and without an error, and the frames that refer to it are intact.
     @Test func doNotDisplayDecodesTheFrameButOutputsNoImage() throws {
-        let samples = try Self.samples()
-        let baseline = Self.pictures(try Self.decode(samples))
+        let samples = try TestData.samples(
+            Self.fixture, frameDuration: MediaTime(value: 1, timescale: 25), minimumCount: 21)
+        let baseline = Self.pictures(try Self.outputs(samples))
         #expect(baseline.count == samples.count)
         var flagged = samples
         let hidden: Set<Int> = [0, 1, 4, 9]  // the IDR picture and references among them
         for index in hidden { flagged[index].attachments.insert(.doNotDisplay) }
-        let outputs = try Self.decode(flagged)
+        let outputs = try Self.outputs(flagged)
         #expect(outputs.count == samples.count, "one output per frame")
         for output in outputs {
             let refcon = try #require(output.frameRefcon as? Int)
@@ -77,13 +66,14 @@ import Testing
     /// the time the call returns, every frame so far is out; decoding goes on from the next sync
     /// sample with the same pictures.
     @Test func drainAfterDecodingEmitsEveryFrameBeforeTheCallReturns() throws {
-        let samples = try Self.samples()
-        let baseline = Self.pictures(try Self.decode(samples))
+        let samples = try TestData.samples(
+            Self.fixture, frameDuration: MediaTime(value: 1, timescale: 25), minimumCount: 21)
+        let baseline = Self.pictures(try Self.outputs(samples))
         let secondSync = try #require(samples.indices.dropFirst().first { samples[$0].isSync })
         var flagged = samples
         flagged[secondSync - 1].attachments.insert(.drainAfterDecoding)
         var outCountAtDrain: Int?
-        let outputs = try Self.decode(flagged) { index, soFar in
+        let outputs = try Self.outputs(flagged) { index, soFar in
             if index == secondSync - 1 { outCountAtDrain = soFar.count }
         }
         #expect(outCountAtDrain == secondSync, "every frame up to the drained one is out when its call returns")
@@ -94,13 +84,14 @@ import Testing
     /// "ResetDecoderBeforeDecoding: the decoder should be reset before decoding this sample" —
     /// the frames before it come out first, then it decodes from a clean state.
     @Test func resetBeforeDecodingFlushesTheEarlierFramesFirst() throws {
-        let samples = try Self.samples()
-        let baseline = Self.pictures(try Self.decode(samples))
+        let samples = try TestData.samples(
+            Self.fixture, frameDuration: MediaTime(value: 1, timescale: 25), minimumCount: 21)
+        let baseline = Self.pictures(try Self.outputs(samples))
         let secondSync = try #require(samples.indices.dropFirst().first { samples[$0].isSync })
         var flagged = samples
         flagged[secondSync].attachments.insert(.resetDecoderBeforeDecoding)
         var outBeforeReset: [DecompressionOutput] = []
-        let outputs = try Self.decode(flagged) { index, soFar in
+        let outputs = try Self.outputs(flagged) { index, soFar in
             if index == secondSync { outBeforeReset = soFar }
         }
         let earlier = Set(outBeforeReset.compactMap { $0.frameRefcon as? Int })
@@ -111,7 +102,7 @@ import Testing
         // frames after it up to the next sync sample miss their references.
         var midGOP = samples
         midGOP[3].attachments.insert(.resetDecoderBeforeDecoding)
-        let damaged = try Self.decode(midGOP)
+        let damaged = try Self.outputs(midGOP)
         #expect(damaged.count == samples.count)
         let missing = damaged.filter { $0.status == .videoDecoderReferenceMissing }.compactMap {
             $0.frameRefcon as? Int
@@ -122,9 +113,10 @@ import Testing
     /// A finish called from inside the output handler, with asynchronous frames still queued:
     /// the queued frames are decoded afterwards, not reported missing.
     @Test func aDrainInsideTheHandlerLeavesQueuedFramesAlone() throws {
-        let samples = try Self.samples()
-        let baseline = Self.pictures(try Self.decode(samples))
-        let outputs = CollectedOutputs()
+        let samples = try TestData.samples(
+            Self.fixture, frameDuration: MediaTime(value: 1, timescale: 25), minimumCount: 21)
+        let baseline = Self.pictures(try Self.outputs(samples))
+        let outputs = Outputs()
         let drained = Atomic<Bool>(false)
         let box = Mutex<DecompressionSession?>(nil)
         let session = try DecompressionSession(
@@ -171,7 +163,7 @@ import Testing
             .text
             .split(separator: "\n").filter { !$0.hasPrefix("#") }
             .compactMap { $0.split(separator: ",").last.map { $0.trimmingCharacters(in: .whitespaces) } }
-        let outputs = try Self.decode(samples)
+        let outputs = try Self.outputs(samples)
         #expect(outputs.count == samples.count)
         #expect(outputs.allSatisfy { $0.status == nil })
         #expect(outputs.compactMap(\.imageBuffer).count == samples.count - hidden)

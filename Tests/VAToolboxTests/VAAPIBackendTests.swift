@@ -46,8 +46,9 @@ extension VATestDriverTests {
         /// in decode order) say -12909 without an image, synchronous or asynchronous.
         @Test(arguments: [nil, "ihd"] as [String?], [[], [.enableAsynchronousDecompression]] as [DecodeFrameFlags])
         func waitingPicturesKeepTheirOrderAndTheirOwnStatus(personality: String?, flags: DecodeFrameFlags) throws {
-            let samples = try Sessions.samples(try Sessions.fixture(Self.cabac))
-            let outputs = Sessions.Outputs()
+            let samples = try TestData.samples(
+                try Sessions.fixture(Self.cabac).name, frameDuration: Sessions.frameDuration)
+            let outputs = Outputs()
             var variables = ["VATB_LATENCY_US": "5000", "VATB_CORRUPT_PICTURE": "3:5"]
             variables["VATB_PERSONALITY"] = personality
             let session = try Self.session(samples[0].formatDescription, variables: variables, handler: outputs.handler)
@@ -77,8 +78,10 @@ extension VATestDriverTests {
         /// however slow the GPU (5 ms a picture).
         @Test(arguments: [nil, "ihd", "mesa"] as [String?])
         func realTimeHandsEachPictureOutBeforeDecodeFrameReturns(personality: String?) throws {
-            let samples = Array(try Sessions.samples(try Sessions.fixture(Self.baseline)).prefix(12))
-            let outputs = Sessions.Outputs()
+            let samples = Array(
+                try TestData.samples(try Sessions.fixture(Self.baseline).name, frameDuration: Sessions.frameDuration)
+                    .prefix(12))
+            let outputs = Outputs()
             var variables = ["VATB_LATENCY_US": "5000"]
             variables["VATB_PERSONALITY"] = personality
             let session = try Self.session(
@@ -103,7 +106,7 @@ extension VATestDriverTests {
         @Test(arguments: [nil, "ihd", "mesa"] as [String?])
         func aKeptPictureHoldsOnlyItsOwnSurfaceAfterInvalidate(personality: String?) throws {
             let fixture = try Sessions.fixture(Self.bpyramid)
-            let samples = Array(try Sessions.samples(fixture).prefix(12))
+            let samples = Array(try TestData.samples(fixture.name, frameDuration: Sessions.frameDuration).prefix(12))
             let oracle = try DecompressionSessionLifecycleTests.oracle(Self.bpyramid)
             let before = try TestVADriver.liveObjects()
             let objectsBefore = try Sessions.liveObjects()

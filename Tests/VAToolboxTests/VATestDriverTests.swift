@@ -552,9 +552,7 @@ import Testing
     static func ffmpeg(
         _ fixture: URL, tenBit: Bool = false, environment: [String: String] = [:], threads: Int? = nil
     ) throws -> FFmpegRun {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
-        process.arguments =
+        let arguments =
             [
                 "-hide_banner", "-nostdin", "-loglevel", "error", "-init_hw_device", "vaapi=va:/dev/null", "-hwaccel",
                 "vaapi", "-hwaccel_device", "va", "-hwaccel_output_format", "vaapi",
@@ -562,20 +560,10 @@ import Testing
                 "-i", fixture.path, "-autoscale", "0", "-vf", "hwdownload,format=\(tenBit ? "p010le" : "nv12")", "-f",
                 "rawvideo", "-",
             ]
-        process.environment = TestVADriver.subprocessEnvironment(environment)
-        let log = FileManager.default.temporaryDirectory.appendingPathComponent("vatb-ffmpeg-\(UUID().uuidString).log")
-        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
-        defer { try? FileManager.default.removeItem(at: log) }
-        let stdout = Pipe()
-        process.standardOutput = stdout
-        process.standardError = try FileHandle(forWritingTo: log)
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let output = [UInt8](stdout.fileHandleForReading.readDataToEndOfFile())
-        process.waitUntilExit()
-        return FFmpegRun(
-            status: process.terminationStatus, output: output,
-            log: (try? String(contentsOf: log, encoding: .utf8)) ?? "")
+        let result = try CommandRunner.run(
+            URL(fileURLWithPath: "/usr/bin/ffmpeg"), arguments,
+            environment: TestVADriver.subprocessEnvironment(environment))
+        return FFmpegRun(status: result.status, output: [UInt8](result.standardOutput), log: result.standardError)
     }
 
     /// The frame sizes in bytes of the software decode, from the fixture's `.framemd5` (the same

@@ -1,6 +1,7 @@
 import Foundation
 
-/// Runs the built `vatoolbox` tool and the ffmpeg CLI as subprocesses, for the tool's tests.
+/// Runs every subprocess of the tests: the built `vatoolbox` tool, the ffmpeg CLI tools and
+/// pkg-config.
 enum CommandRunner {
     /// What a finished process left.
     struct Result {

@@ -50,16 +50,7 @@ struct FFprobeOracle: Sendable {
 
     /// Runs ffprobe with JSON output and returns what it printed.
     static func run(_ arguments: [String]) throws -> Data {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/ffprobe")
-        process.arguments = ["-v", "error", "-of", "json"] + arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return data
+        try CommandRunner.ffprobe(["-of", "json"] + arguments).standardOutput
     }
 
     static func parse(_ data: Data) throws -> FFprobeOracle {
