@@ -133,6 +133,37 @@ import Testing
     /// Without it the lock is for writing: a picture that shares the decoder's memory (here the IDR
     /// picture the next P pictures refer to) gets memory of its own first, so that the writes
     /// reach this buffer and never the reference picture.
+    /// `kVTDecodeInfo_ImageBufferModifiable` says whether a read-write lock taken at hand-out
+    /// needs a copy: not set on the decoder's own planar pictures (shared with it: the lock
+    /// copies), set on pictures converted into the session's pool (its own memory: no copy).
+    @Test(arguments: [false, true])
+    func imageBufferModifiableSaysWhetherALockCopies(converted: Bool) throws {
+        let samples = try TestData.samples("h264-baseline-cavlc.264")
+        let format = samples[0].formatDescription
+        let seen = Mutex<[(modifiable: Bool, copied: Bool)]>([])
+        let session = try DecompressionSession(
+            formatDescription: format,
+            decoderSpecification: DecoderSpecification(hardwareAcceleration: .disabled, threadCount: 1),
+            imageBufferAttributes: ImageBufferAttributes(
+                pixelFormat: converted ? .bgra : DecompressionSession.planarPixelFormat(for: format))
+        ) { output in
+            guard let image = output.imageBuffer else { return }
+            let before = image.copiedByteCount
+            let locked = (try? image.lockBaseAddress()) != nil
+            if locked { try? image.unlockBaseAddress() }
+            seen.withLock {
+                $0.append((output.infoFlags.contains(.imageBufferModifiable), image.copiedByteCount != before))
+            }
+        }
+        try decode(Array(samples.prefix(6)), with: session)
+        let results = seen.withLock { $0 }
+        #expect(results.count == 6)
+        for result in results {
+            #expect(result.modifiable == converted)
+            #expect(result.copied == !result.modifiable, "the flag says whether the lock copies")
+        }
+    }
+
     @Test func aReadWriteLockCopiesSharedMemoryAndTheWritesStayInTheBuffer() throws {
         let decoding = try Decoding("h264-baseline-cavlc.264")
         try decoding.feed(0..<1)

@@ -308,6 +308,10 @@ public final class PixelBuffer: Sendable, CustomStringConvertible {
         }
     }
 
+    /// Whether the picture is the buffer's own CPU memory, writable without a copy (what
+    /// ``DecodeInfoFlags/imageBufferModifiable`` reports at hand-out).
+    var isWritableWithoutCopy: Bool { storage.withLock { $0.isPrivatelyWritable } }
+
     /// The access to a surface frame's pixels.
     ///
     /// - Throws: ``VTError/pixelBufferError`` for a surface frame made without one (a library bug).

@@ -32,7 +32,10 @@ public struct DecodeInfoFlags: OptionSet, Sendable, Hashable {
     /// `kVTDecodeInfo_FrameDropped`: no image comes for this frame (not output on request,
     /// lost to damage, or dropped by ``DecompressionSession/invalidate()``).
     public static let frameDropped = Self(rawValue: 1 << 1)
-    /// `kVTDecodeInfo_ImageBufferModifiable`: the image may be written to without a copy.
+    /// `kVTDecodeInfo_ImageBufferModifiable`: the image is the buffer's own memory, shared with
+    /// neither the decoder nor the GPU, so a read-write ``PixelBuffer/lockBaseAddress(_:)`` writes
+    /// to it without a copy (the CPU path's packed NV12/P010 and converted pictures; never a
+    /// surface, nor a decoder's reference frame).
     public static let imageBufferModifiable = Self(rawValue: 1 << 2)
 }
 

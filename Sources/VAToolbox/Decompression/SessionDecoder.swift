@@ -504,6 +504,7 @@ struct PendingFrame: Sendable {
     func output(status: VTError?, image: PixelBuffer?) -> DecompressionOutput {
         var info: DecodeInfoFlags = flags.contains(.enableAsynchronousDecompression) ? .asynchronous : []
         if image == nil { info.insert(.frameDropped) }
+        if image?.isWritableWithoutCopy == true { info.insert(.imageBufferModifiable) }
         return DecompressionOutput(
             status: status, infoFlags: info, imageBuffer: image, presentationTimeStamp: timing.presentationTimeStamp,
             presentationDuration: timing.duration, frameRefcon: refcon)
