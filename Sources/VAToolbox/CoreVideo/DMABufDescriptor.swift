@@ -1,6 +1,3 @@
-internal import CFFmpeg
-internal import CVAAPI
-
 #if canImport(Glibc)
     import Glibc
 #endif
