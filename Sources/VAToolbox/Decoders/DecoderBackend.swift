@@ -26,6 +26,11 @@ protocol DecoderBackend: AnyObject {
 
     /// The threads the decoder runs (`kVTDecompressionPropertyKey_ThreadCount` reads it).
     var decodingThreads: Int { get }
+
+    /// Whether decoding with `configuration` takes a new back end: a CPU decoder opened with
+    /// another one (libavcodec fixes its threads when it opens). A GPU back end keeps decoding
+    /// as it is; the configuration waits for a move to the CPU.
+    func needsReopening(for configuration: SoftwareBackend.Configuration) -> Bool
 }
 
 extension DecoderBackend {

@@ -16,6 +16,8 @@ final class SoftwareBackend: DecoderBackend {
     var hardware: HardwareDecoding? { nil }
 
     private let decoder: LibavcodecContext
+    /// How the decoder runs, as it was opened.
+    private let configuration: Configuration
 
     /// Opens a libavcodec software decoder for the stream a format description describes: the
     /// codec's preferred decoder (libdav1d for AV1) when this libavcodec has it, else the native one.
@@ -26,6 +28,7 @@ final class SoftwareBackend: DecoderBackend {
         // libavcodec 5.1 decoding field pairs on frame threads marks an occasional frame
         // FF_DECODE_ERROR_CONCEALMENT_ACTIVE although its pixels are exact (a race; on
         // HCAFF1_HHI one run in two), which would be reported as damage that is not there.
+        self.configuration = configuration
         let sliceThreadsOnly = configuration.realTime || formatDescription.stream.mayBeInterlaced
         decoder = try LibavcodecContext(
             formatDescription: formatDescription,
@@ -53,6 +56,10 @@ final class SoftwareBackend: DecoderBackend {
 
     func reconfigure(for format: VideoFormatDescription) {
         decoder.adopt(format)
+    }
+
+    func needsReopening(for configuration: Configuration) -> Bool {
+        configuration != self.configuration
     }
 
     /// The threads libavcodec runs: the count asked for, or the one it chose for 0.

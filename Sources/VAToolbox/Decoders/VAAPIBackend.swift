@@ -175,6 +175,8 @@ final class VAAPIBackend: DecoderBackend {
         return step
     }
 
+    func needsReopening(for configuration: SoftwareBackend.Configuration) -> Bool { false }
+
     func drain() -> [DecodedPicture] {
         settle(decoder.drain(picture: picture(from:)), draining: true)
     }

@@ -89,9 +89,12 @@ enum DecoderSelection {
     static func software(
         for format: VideoFormatDescription, specification: DecoderSpecification
     ) throws(VTError) -> SoftwareBackend {
-        try SoftwareBackend(
-            formatDescription: format,
-            configuration: .init(threadCount: specification.threadCount, realTime: specification.realTime))
+        try SoftwareBackend(formatDescription: format, configuration: softwareConfiguration(for: specification))
+    }
+
+    /// How a software back end decodes for the specification.
+    static func softwareConfiguration(for specification: DecoderSpecification) -> SoftwareBackend.Configuration {
+        .init(threadCount: specification.threadCount, realTime: specification.realTime)
     }
 
     private static func hardwareDecoder(

@@ -1,5 +1,3 @@
-import Synchronization
-
 /// The part of a ``DecompressionSession`` that runs on its serial queue: it owns the decoder back
 /// end and its lifecycle state, follows the stream's references, applies the failover policy, and
 /// hands each frame to the output handler exactly once.
@@ -9,79 +7,37 @@ import Synchronization
 /// them), so its mutable state is never touched by two threads at once; the conformance only lets
 /// the session's closures carry it there. What other threads read sits in `shared`, behind its lock.
 final class SessionDecoder: @unchecked Sendable {
-    /// The decoder's lifecycle.
-    enum Phase {
-        /// Decoding: every sample goes to the back end.
-        case decoding(any DecoderBackend)
-        /// The back end holds no references (after a drain, or after moving to another back
-        /// end): samples are skipped, as missing a reference, up to the next sync sample (or random
-        /// access point, ``startsDecoding(_:)``).
-        case awaitingSync(any DecoderBackend)
-        /// No back end could be started (the CPU decoder failed after the GPU's): every sample
-        /// fails.
-        case failed(VTError)
-        /// The session was invalidated and the back end released.
-        case released
-
-        var backend: (any DecoderBackend)? {
-            switch self {
-            case .decoding(let backend), .awaitingSync(let backend): backend
-            case .failed, .released: nil
-            }
-        }
-    }
-
-    /// One frame's work for the queue.
-    struct Job: Sendable {
-        let token: Int64
-        let sample: SampleBuffer
-        /// Whether the sample starts a new format description (the back end reconfigures).
-        let startsNewFormat: Bool
-        /// The new description's configuration the sample does not carry itself, sent ahead of it.
-        let inBandConfiguration: [UInt8]
-    }
-
     private let shared: SharedSessionState
     private let outputHandler: DecompressionSession.OutputHandler
-    /// The settings a new CPU back end opens with.
-    private var settings: DecoderSettings
-    /// Whether the settings changed since the back end opened: a CPU back end reopens at the next
-    /// drain.
-    private var settingsChanged = false
-    /// The converter for requested attributes; nil hands out the decoder's pictures in the
-    /// native format.
-    private var transfer: PixelTransferJob?
     /// Gives the CPU decoder's planar 4:2:0 pictures the native (bi-planar) layout.
     private let packer = BiPlanarPacker()
     private var phase: Phase
-    /// Whether the back end has been given a sample since it opened.
-    private var backendHasDecoded = false
+    /// The settings a CPU back end decodes with; one opened with others reopens at the next
+    /// drain (``DecoderBackend/needsReopening(for:)``).
+    private var settings: DecoderSettings
+    /// The converter for requested attributes; nil hands out the decoder's pictures in the
+    /// native format.
+    private var transfer: PixelTransferJob?
     /// The samples since the random access point a replay starts at, for a finish that keeps the
     /// references.
     private var replay = ReplayBuffer()
-    /// Whether the back end, drained by a finish, is still owed the replay of ``replay``'s
-    /// samples: it gets them before the next sample, so a finish at the end of a stream (finish,
-    /// then wait, then invalidate) decodes nothing again.
-    private var replayIsOwed = false
-    /// The description of the last sample given to the back end (or of the session, before any).
-    private var currentFormat: VideoFormatDescription
     private var failover: FailoverPolicy
-    /// The stream's reference tracker, and the description whose configuration it last learned.
-    private var references: any ReferenceTracker
-    private var referencesFormat: VideoFormatDescription?
-    /// The last token given to a back end: a drain can only show frames up to it missing (later
-    /// ones are accepted but not decoded yet).
-    private var lastSentToken: Int64 = -1
+    /// What the session knows of each frame in flight, from following the stream.
+    private var frames: FrameNotebook
+    /// The last sample given to a back end: its token (a drain can only show frames up to it
+    /// missing; later ones are accepted but not decoded yet) and its description (a new CPU
+    /// decoder opens for it).
+    private var lastSent: (token: Int64, format: VideoFormatDescription)
 
     init(
         backend: any DecoderBackend, formatDescription: VideoFormatDescription, settings: DecoderSettings,
         transfer: PixelTransferJob?, shared: SharedSessionState,
         outputHandler: @escaping DecompressionSession.OutputHandler
     ) {
-        phase = .decoding(backend)
+        phase = .opened(backend)
         failover = FailoverPolicy(specification: settings.specification)
-        references = formatDescription.codecSupport.makeReferenceTracker()
-        currentFormat = formatDescription
+        frames = FrameNotebook(format: formatDescription)
+        lastSent = (-1, formatDescription)
         self.settings = settings
         self.transfer = transfer
         self.shared = shared
@@ -97,7 +53,7 @@ final class SessionDecoder: @unchecked Sendable {
     func run(_ job: Job) {
         guard !shared.withLock({ $0.isInvalidated }) else { return }  // invalidate() reports the frame
         if job.sample.attachments.contains(.resetDecoderBeforeDecoding) { resetDecoder() }
-        follow(job)
+        frames.follow(job.sample, token: job.token, afterFault: failover.follow(isSync: job.sample.isSync))
         dispatch(job)
         if job.sample.attachments.contains(.drainAfterDecoding) { finishDelayedFrames() }
     }
@@ -105,10 +61,12 @@ final class SessionDecoder: @unchecked Sendable {
     /// Decodes a frame already followed, as the phase allows.
     private func dispatch(_ job: Job) {
         switch phase {
-        case .decoding: decode(job)
+        case .opened(let backend), .decoding(let backend):
+            decode(job, on: backend, replaying: false)
+        case .drained(let backend):
+            decode(job, on: backend, replaying: true)
         case .awaitingSync(let backend) where Self.startsDecoding(job.sample):
-            phase = .decoding(backend)
-            decode(job)
+            decode(job, on: backend, replaying: false)
         case .awaitingSync:
             finish(
                 job.token,
@@ -131,25 +89,23 @@ final class SessionDecoder: @unchecked Sendable {
     }
 
     /// Hands out every frame the back end holds back, and lets decoding go on with its
-    /// references: the back end is drained, then, before the next sample (unless that one is a
-    /// closed random access point), given the samples since the last random access point again
-    /// (since the one before, while an open point's leading pictures may still come) with their
-    /// output suppressed (see ``ReplayBuffer``); a finish at the end of a stream replays nothing. When those samples are not all kept
-    /// (decoding has not reached a random access point, or the GOP outgrew the buffer), decoding
-    /// restarts at the next sync sample instead. Frames accepted but not given to the back end
-    /// yet (asynchronous frames still queued) are not touched.
+    /// references: the back end is drained, then replayed (``Phase/drained(_:)``) — the samples
+    /// since the last random access point, or since the one before while an open point's leading
+    /// pictures may still come, with their output suppressed (see ``ReplayBuffer``). When those
+    /// samples are not all kept (decoding has not reached a random access point, or the GOP
+    /// outgrew the buffer), decoding restarts at the next sync sample instead. Frames accepted
+    /// but not given to the back end yet (asynchronous frames still queued) are not touched.
     func finishDelayedFrames() {
         guard let backend = phase.backend else { return }
         var pictures = backend.drain()
-        deliver(&pictures, from: backend, lostAfterDrain: true)
-        guard case .decoding = phase, replay.isComplete else {
+        deliver(&pictures, lostAfterDrain: true)
+        // The output handler may have invalidated the session meanwhile.
+        guard phase.backend != nil else { return }
+        if phase.holdsReferences && replay.isComplete {
+            phase = .drained(reopenedIfSettingsChanged(backend))
+        } else {
             restartAtNextSync(backend)
-            return
         }
-        let next = reopenedIfSettingsChanged(backend)
-        replayIsOwed = true
-        backendHasDecoded = true
-        phase = .decoding(next)
     }
 
     /// Hands out every frame the back end holds back and starts it afresh without references:
@@ -157,16 +113,30 @@ final class SessionDecoder: @unchecked Sendable {
     func resetDecoder() {
         guard let backend = phase.backend else { return }
         var pictures = backend.drain()
-        deliver(&pictures, from: backend, lostAfterDrain: true)
+        deliver(&pictures, lostAfterDrain: true)
+        guard phase.backend != nil else { return }
         restartAtNextSync(backend)
     }
 
     /// Waits for a sync sample with no reference pictures.
     private func restartAtNextSync(_ backend: any DecoderBackend) {
         phase = .awaitingSync(reopenedIfSettingsChanged(backend))
-        references.reset()
+        frames.restart()
         replay.reset()
-        replayIsOwed = false
+    }
+
+    /// Reports every frame still waiting as dropped by invalidation, and releases the back end.
+    func invalidate() {
+        let remaining = shared.withLock { state -> [PendingFrame] in
+            defer { state.pending.removeAll() }
+            return state.pending.sorted { $0.key < $1.key }.map(\.value)
+        }
+        frames.removeAll()
+        for pending in remaining {
+            outputHandler(
+                pending.output(status: VTError.invalidSession.with("the session was invalidated"), image: nil))
+        }
+        phase = .released
     }
 
     // MARK: - Settings
@@ -178,10 +148,9 @@ final class SessionDecoder: @unchecked Sendable {
     /// - Returns: Why the back end could not reopen at once (it then goes on as it was).
     func adopt(_ settings: DecoderSettings) -> VTError? {
         self.settings = settings
-        settingsChanged = true
-        guard !backendHasDecoded, case .decoding(let backend) = phase, backend.hardware == nil else { return nil }
+        guard case .opened(let backend) = phase, backend.needsReopening(for: softwareConfiguration) else { return nil }
         do throws(VTError) {
-            phase = .decoding(try reopened(backend))
+            phase = .opened(try openSoftware())
             return nil
         } catch {
             return error
@@ -198,118 +167,81 @@ final class SessionDecoder: @unchecked Sendable {
         transfer = transfer?.withMinimumBufferCount(count)
     }
 
-    /// The back end, or when the settings changed and it runs on the CPU, a new one with them
-    /// (the old one stays when libavcodec refuses them).
-    private func reopenedIfSettingsChanged(_ backend: any DecoderBackend) -> any DecoderBackend {
-        guard settingsChanged, backend.hardware == nil else { return backend }
-        return (try? reopened(backend)) ?? backend
+    /// How a CPU back end decodes with the current settings.
+    private var softwareConfiguration: SoftwareBackend.Configuration {
+        DecoderSelection.softwareConfiguration(for: settings.effectiveSpecification)
     }
 
-    /// A new CPU back end with the current settings, for the current format.
-    private func reopened(_ backend: any DecoderBackend) throws(VTError) -> any DecoderBackend {
-        let software = try DecoderSelection.software(for: currentFormat, specification: settings.effectiveSpecification)
-        settingsChanged = false
-        backendHasDecoded = false
+    /// The back end, or a new CPU one when it was opened with other settings (the old one stays
+    /// when libavcodec refuses them; the next drain tries again).
+    private func reopenedIfSettingsChanged(_ backend: any DecoderBackend) -> any DecoderBackend {
+        guard backend.needsReopening(for: softwareConfiguration) else { return backend }
+        return (try? openSoftware()) ?? backend
+    }
+
+    /// A new CPU back end with the current settings, for the last sample's description.
+    private func openSoftware() throws(VTError) -> any DecoderBackend {
+        let software = try DecoderSelection.software(for: lastSent.format, specification: settings.effectiveSpecification)
         shared.withLock { $0.decodingThreads = software.decodingThreads }
         return software
     }
 
-    /// Reports every frame still waiting as dropped by invalidation, and releases the back end.
-    func invalidate() {
-        let remaining = shared.withLock { state -> [PendingFrame] in
-            defer { state.pending.removeAll() }
-            return state.pending.sorted { $0.key < $1.key }.map(\.value)
-        }
-        for pending in remaining {
-            outputHandler(
-                pending.output(status: VTError.invalidSession.with("the session was invalidated"), image: nil))
-        }
-        phase = .released
-    }
-
     // MARK: - Decoding
 
-    /// Follows the sample's references (the codec's tracker) and the GPU faults since the last
-    /// sync sample, noting on the frame what may be wrong with it.
-    private func follow(_ job: Job) {
-        let format = job.sample.formatDescription
-        if format != referencesFormat {
-            references.learn(format)
-            referencesFormat = format
-        }
-        let continuity = references.follow(job.sample)
-        let afterFault = failover.follow(isSync: job.sample.isSync)
-        shared.withLock { state in
-            // The samples before this one whose pictures have not come out yet never will.
-            if continuity.discardsPriorPictures {
-                for token in state.pending.keys where token < job.token { state.pending[token]?.showsNoPicture = true }
-            }
-            guard var pending = state.pending[job.token] else { return }
-            if let missing = continuity.missingReference { pending.missingReference = missing }
-            pending.isFieldPicture = continuity.isFieldPicture
-            pending.isSkippedLeadingPicture = continuity.isSkippedLeadingPicture
-            pending.showsNoPicture = continuity.showsNoPicture
-            if afterFault { pending.missingReference = FailoverPolicy.afterFault }
-            pending.isDamaged = job.sample.attachments.contains(.damaged)
-            state.pending[job.token] = pending
-        }
-    }
-
-    /// Sends one sample to the back end and hands out what comes back; moves to the CPU when
-    /// the GPU cannot go on and the policy allows it.
-    private func decode(_ job: Job) {
-        guard case .decoding(let backend) = phase else { return }
+    /// Sends one sample to the back end, after the replay it is owed, and hands out what comes
+    /// back; moves to the CPU when the GPU cannot go on and the policy allows it.
+    ///
+    /// A CPU back end reports no device faults, so counting its results toward the failover
+    /// policy never moves it.
+    private func decode(_ job: Job, on backend: any DecoderBackend, replaying: Bool) {
+        phase = .decoding(backend)
         let access = job.sample.formatDescription.codecSupport.randomAccess(of: job.sample)
-        if replayIsOwed {
-            replayIsOwed = false
-            // A closed random access point refers to nothing before it: no replay needed.
-            if access != .closed { backend.replay(replay.samples) }
-        }
+        // A closed random access point refers to nothing before it: no replay needed.
+        if replaying && access != .closed { backend.replay(replay.samples) }
         var data = job.sample.data
         if job.startsNewFormat {
             backend.reconfigure(for: job.sample.formatDescription)
             data = job.inBandConfiguration + data
         }
-        lastSentToken = job.token
+        lastSent = (job.token, job.sample.formatDescription)
         replay.record(data, access: access)
-        backendHasDecoded = true
-        currentFormat = job.sample.formatDescription
         var step = backend.decode(data, token: job.token)
         if step.deviceFaulted { noteDeviceFault(after: job.token) }
-        deliver(&step.pictures, from: backend, lostAfterDrain: false)
+        deliver(&step.pictures, lostAfterDrain: false)
         switch step.failure {
         case nil:
             break
-        case .backEndCannotContinue(let error) where backend.hardware != nil && failover.movesOnSetupFailure:
+        case .backEndCannotContinue(let error) where failover.movesOnSetupFailure:
             // libavcodec could not start the hwaccel (a new stream configuration the driver
             // refuses): the sample goes to the CPU instead.
-            let node = backend.hardware.map(\.renderNode.path) ?? "the GPU"
+            let node = backend.hardware?.renderNode.path ?? "the GPU"
             moveToSoftware(
                 from: backend, because: "VA-API on \(node) could not decode the stream: " + error.reason,
-                format: job.sample.formatDescription, sentUpTo: job.token - 1)
+                sentUpTo: job.token - 1)
             dispatch(job)
             return
         case .backEndCannotContinue(let error):
-            if backend.hardware != nil { countDeviceResult(isFault: false, token: job.token) }
+            countDeviceResult(isFault: false, token: job.token)
             finish(job.token, status: error, image: nil)
         case .sample(let error, let isDeviceFault):
             // With frame threads libavcodec may report an earlier packet's failure here; the
             // frame is then reported against this sample, and a picture that still comes for it
             // later is not handed out twice (`finish` forgets a token once reported).
-            if backend.hardware != nil { countDeviceResult(isFault: isDeviceFault, token: job.token) }
+            countDeviceResult(isFault: isDeviceFault, token: job.token)
             finish(job.token, status: error, image: nil)
         }
-        if let hardware = backend.hardware, failover.movesAfterFaults {
+        if failover.movesAfterFaults {
+            let device = backend.hardware.map { "the GPU (\($0.renderNode.path))" } ?? "the GPU"
             moveToSoftware(
                 from: backend,
-                because: "the GPU (\(hardware.renderNode.path)) failed to decode \(failover.consecutiveFaults) "
+                because: "\(device) failed to decode \(failover.consecutiveFaults) "
                     + "pictures in a row; decoding continues on the CPU from the next sync sample",
-                format: job.sample.formatDescription, sentUpTo: job.token)
+                sentUpTo: job.token)
         }
     }
 
-    /// Counts a GPU result toward the failover policy; a fault also damages the frames decoded
-    /// after it up to the next sync sample, which may refer to it.
+    /// Counts a device result toward the failover policy; a fault also damages the frames
+    /// decoded after it up to the next sync sample, which may refer to it.
     private func countDeviceResult(isFault: Bool, token: Int64) {
         failover.record(isFault: isFault)
         if isFault { noteDeviceFault(after: token) }
@@ -319,11 +251,7 @@ final class SessionDecoder: @unchecked Sendable {
     /// the picture the GPU failed.
     private func noteDeviceFault(after token: Int64) {
         failover.noteFault()
-        shared.withLock { state in
-            for later in state.pending.keys where later > token {
-                state.pending[later]?.missingReference = FailoverPolicy.afterFault
-            }
-        }
+        frames.noteDeviceFault(after: token)
     }
 
     /// Replaces the GPU back end by a CPU one: hands out the pictures the GPU still holds, reports
@@ -332,13 +260,10 @@ final class SessionDecoder: @unchecked Sendable {
     /// - Parameters:
     ///   - hardware: The GPU back end.
     ///   - reason: Why, for ``DecompressionSession/hardwareUnavailableReason``.
-    ///   - format: The stream's current description.
     ///   - sentUpTo: The last token the GPU back end was given.
-    private func moveToSoftware(
-        from hardware: any DecoderBackend, because reason: String, format: VideoFormatDescription, sentUpTo: Int64
-    ) {
+    private func moveToSoftware(from hardware: any DecoderBackend, because reason: String, sentUpTo: Int64) {
         var pictures = hardware.drain()
-        deliver(&pictures, from: hardware, lostAfterDrain: false)
+        deliver(&pictures, lostAfterDrain: false)
         let abandoned = shared.withLock { $0.pending.keys.filter { $0 <= sentUpTo }.sorted() }
         for token in abandoned {
             finish(
@@ -349,13 +274,8 @@ final class SessionDecoder: @unchecked Sendable {
         }
         var why = reason
         do throws(VTError) {
-            let software = try DecoderSelection.software(for: format, specification: settings.effectiveSpecification)
-            phase = .awaitingSync(software)
+            phase = .awaitingSync(try openSoftware())
             replay.reset()
-            replayIsOwed = false
-            settingsChanged = false
-            backendHasDecoded = false
-            shared.withLock { $0.decodingThreads = software.decodingThreads }
         } catch {
             phase = .failed(error)
             why += "; the CPU decoder could not start either: \(error.reason)"
@@ -378,32 +298,19 @@ final class SessionDecoder: @unchecked Sendable {
     ///
     /// Empties `pictures` as it goes, so that a picture the handler has let go of is gone: a GPU
     /// surface then returns to the pool before the next picture is handed out.
-    private func deliver(_ pictures: inout [DecodedPicture], from backend: any DecoderBackend, lostAfterDrain: Bool) {
+    private func deliver(_ pictures: inout [DecodedPicture], lostAfterDrain: Bool) {
         pictures.reverse()
         while let picture = pictures.popLast() {
             // A picture of a replayed sample: its frame was handed out before the finish.
             guard picture.token >= 0 else { continue }
-            if backend.hardware != nil { countDeviceResult(isFault: picture.isDeviceFault, token: picture.token) }
+            countDeviceResult(isFault: picture.isDeviceFault, token: picture.token)
             finish(picture.token, status: picture.status, image: picture.pixelBuffer, handOut: picture.handOut)
         }
         guard lostAfterDrain else { return }
-        let sentUpTo = lastSentToken
-        let lost = shared.withLock { $0.pending.filter { $0.key <= sentUpTo }.sorted { $0.key < $1.key } }
-        for (token, pending) in lost {
-            let status: VTError?
-            if pending.isFieldPicture || pending.showsNoPicture {
-                // The second field of a pair: its field went into the picture of the first,
-                // which came out with the first's sample. Or a hidden frame, decoded only as a
-                // reference.
-                status = nil
-            } else if pending.isSkippedLeadingPicture {
-                status = VTError.videoDecoderReferenceMissing.with(
-                    "a RASL picture of the CRA picture decoding started at: it refers to pictures before the "
-                        + "start, so decoders skip it")
-            } else {
-                status = VTError.videoDecoderBadData.with("the decoder produced no picture for this frame")
-            }
-            finish(token, status: status, image: nil)
+        let sentUpTo = lastSent.token
+        let lost = shared.withLock { $0.pending.keys.filter { $0 <= sentUpTo }.sorted() }
+        for token in lost {
+            finish(token, status: frames.notes(on: token).statusWithoutPicture, image: nil)
         }
     }
 
@@ -411,11 +318,9 @@ final class SessionDecoder: @unchecked Sendable {
     /// the attributes ask for another format or size, and otherwise handing it out in the
     /// native format (a planar 4:2:0 picture of the CPU packed as NV12 or P010).
     private func finish(_ token: Int64, status: VTError?, image: PixelBuffer?, handOut: HandOut = .asIs) {
+        let notes = frames.take(token)
         guard let pending = shared.withLock({ $0.pending.removeValue(forKey: token) }) else { return }
-        // libavcodec conceals a lost reference without flagging the frames it damages.
-        let status =
-            status ?? (pending.isDamaged ? VTError.videoDecoderBadData.with("the sample is damaged") : nil)
-            ?? pending.missingReference.map { VTError.videoDecoderReferenceMissing.with($0) }
+        let status = notes.status(decoderStatus: status)
         guard let image, !pending.flags.contains(.doNotOutputFrame), !pending.doNotDisplay else {
             outputHandler(pending.output(status: status, image: nil))
             return
@@ -435,113 +340,5 @@ final class SessionDecoder: @unchecked Sendable {
         } catch {
             outputHandler(pending.output(status: error, image: nil))
         }
-    }
-}
-
-/// A session's shared state behind its lock, held by the session and by its decoder.
-final class SharedSessionState: Sendable {
-    private let state: Mutex<SessionState>
-
-    init(_ initial: SessionState) {
-        state = Mutex(initial)
-    }
-
-    /// Runs `body` with the state locked.
-    func withLock<Result, Failure: Error>(
-        _ body: (inout SessionState) throws(Failure) -> Result
-    ) throws(Failure) -> Result {
-        try state.withLock { (value: inout SessionState) throws(Failure) -> Result in try body(&value) }
-    }
-}
-
-/// What a session shares between the caller's threads and its queue, behind its lock.
-struct SessionState: Sendable {
-    var formatDescription: VideoFormatDescription
-    /// The decoder specification, with the real-time mode and thread count as last set.
-    var specification: DecoderSpecification
-    /// `kVTDecompressionPropertyKey_MaximizePowerEfficiency`.
-    var maximizePowerEfficiency = false
-    /// The threads the current back end decodes with.
-    var decodingThreads = 1
-    /// The destination image buffer attributes.
-    var imageBufferAttributes: ImageBufferAttributes?
-    /// `kVTDecompressionPropertyKey_OutputPoolRequestedMinimumBufferCount`.
-    var outputPoolMinimumBufferCount = 0
-    var isInvalidated = false
-    var nextToken: Int64 = 0
-    /// The frames accepted and not yet handed out, by token.
-    var pending: [Int64: PendingFrame] = [:]
-    /// The pool of converted output, once there is one.
-    var pool: PixelBufferPool?
-    /// The GPU in use; nil on the CPU.
-    var hardware: HardwareDecoding?
-    /// Why the GPU is not in use.
-    var hardwareUnavailableReason: String?
-}
-
-/// A frame accepted and not yet handed out.
-struct PendingFrame: Sendable {
-    let timing: SampleTimingInfo
-    let flags: DecodeFrameFlags
-    let refcon: (any Sendable)?
-    /// The sample's `kCMSampleAttachmentKey_DoNotDisplay`: decoded as a reference, output as
-    /// dropped without an image (an edit list's leading or trailing samples).
-    var doNotDisplay = false
-    /// Whether the sample is flagged ``SampleAttachments/damaged``: its frame reports
-    /// ``VTError/videoDecoderBadData``.
-    var isDamaged = false
-    /// Whether the sample is a field picture (half of a frame).
-    var isFieldPicture = false
-    /// Whether the sample is a leading picture that decoders skip (decoding started at its
-    /// random access point).
-    var isSkippedLeadingPicture = false
-    /// Whether the sample shows no picture of its own (a hidden frame).
-    var showsNoPicture = false
-    /// Why the frame may lack a reference picture, when it may: a reference went missing
-    /// before it, or the GPU failed a picture it may refer to.
-    var missingReference: String?
-
-    func output(status: VTError?, image: PixelBuffer?) -> DecompressionOutput {
-        var info: DecodeInfoFlags = flags.contains(.enableAsynchronousDecompression) ? .asynchronous : []
-        if image == nil { info.insert(.frameDropped) }
-        if image?.isWritableWithoutCopy == true { info.insert(.imageBufferModifiable) }
-        return DecompressionOutput(
-            status: status, infoFlags: info, imageBuffer: image, presentationTimeStamp: timing.presentationTimeStamp,
-            presentationDuration: timing.duration, frameRefcon: refcon)
-    }
-}
-
-/// The conversion a session's image buffer attributes ask for.
-///
-/// Unchecked `Sendable`: like the back end, the converter is used only on the session's serial
-/// queue (from ``SessionDecoder``), never from two threads at once.
-final class PixelTransferJob: @unchecked Sendable {
-    let transfer = PixelTransfer()
-    let attributes: ImageBufferAttributes
-    init(attributes: ImageBufferAttributes) { self.attributes = attributes }
-
-    /// The same conversion into a new pool that keeps `count` buffers.
-    func withMinimumBufferCount(_ count: Int) -> PixelTransferJob {
-        var attributes = attributes
-        attributes.minimumBufferCount = count
-        return PixelTransferJob(attributes: attributes)
-    }
-
-    /// The format `image` is converted to: the requested one, or the native one when only a
-    /// size is requested.
-    func targetFormat(for image: PixelBuffer) -> PixelFormat {
-        attributes.pixelFormat ?? BiPlanarPacker.handOutFormat(of: image)
-    }
-
-    /// Whether converting `image` changes it: another format or size than its own.
-    func changes(_ image: PixelBuffer) -> Bool {
-        targetFormat(for: image) != image.pixelFormat || (attributes.width ?? image.width) != image.width
-            || (attributes.height ?? image.height) != image.height
-    }
-
-    func convert(_ image: PixelBuffer) throws(VTError) -> PixelBuffer {
-        try transfer.transfer(
-            image, to: targetFormat(for: image), width: attributes.width ?? image.width,
-            height: attributes.height ?? image.height, minimumBufferCount: attributes.minimumBufferCount)
     }
 }
