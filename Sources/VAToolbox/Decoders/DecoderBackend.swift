@@ -30,7 +30,7 @@ protocol DecoderBackend: AnyObject {
     /// Whether decoding with `configuration` takes a new back end: a CPU decoder opened with
     /// another one (libavcodec fixes its threads when it opens). A GPU back end keeps decoding
     /// as it is; the configuration waits for a move to the CPU.
-    func needsReopening(for configuration: SoftwareBackend.Configuration) -> Bool
+    func needsReopening(for configuration: SoftwareDecoderConfiguration) -> Bool
 }
 
 extension DecoderBackend {

@@ -3,27 +3,17 @@ internal import CFFmpeg
 /// Decoding on the CPU through libavcodec, with frame threads (slice threads in real-time mode
 /// and for streams that may code fields).
 final class SoftwareBackend: DecoderBackend {
-    /// How the decoder runs.
-    struct Configuration: Sendable, Hashable {
-        /// Decoding threads; 0 lets libavcodec pick one per core.
-        var threadCount = 0
-        /// Low delay: slice threads instead of frame threads, so that no picture waits for other
-        /// threads, and `AV_CODEC_FLAG_LOW_DELAY` for streams without reordering (output order and
-        /// reordering are unchanged).
-        var realTime = false
-    }
-
     var hardware: HardwareDecoding? { nil }
 
     private let decoder: LibavcodecContext
     /// How the decoder runs, as it was opened.
-    private let configuration: Configuration
+    private let configuration: SoftwareDecoderConfiguration
 
     /// Opens a libavcodec software decoder for the stream a format description describes: the
     /// codec's preferred decoder (libdav1d for AV1) when this libavcodec has it, else the native one.
     ///
     /// - Throws: See ``LibavcodecContext/init(formatDescription:preferredDecoders:configure:)``.
-    init(formatDescription: VideoFormatDescription, configuration: Configuration) throws(VTError) {
+    init(formatDescription: VideoFormatDescription, configuration: SoftwareDecoderConfiguration) throws(VTError) {
         // Frame threads, except in real-time mode and for streams that may code field pictures:
         // libavcodec 5.1 decoding field pairs on frame threads marks an occasional frame
         // FF_DECODE_ERROR_CONCEALMENT_ACTIVE although its pixels are exact (a race; on
@@ -58,7 +48,7 @@ final class SoftwareBackend: DecoderBackend {
         decoder.adopt(format)
     }
 
-    func needsReopening(for configuration: Configuration) -> Bool {
+    func needsReopening(for configuration: SoftwareDecoderConfiguration) -> Bool {
         configuration != self.configuration
     }
 

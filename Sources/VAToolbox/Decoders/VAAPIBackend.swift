@@ -175,7 +175,7 @@ final class VAAPIBackend: DecoderBackend {
         return step
     }
 
-    func needsReopening(for configuration: SoftwareBackend.Configuration) -> Bool { false }
+    func needsReopening(for configuration: SoftwareDecoderConfiguration) -> Bool { false }
 
     func drain() -> [DecodedPicture] {
         settle(decoder.drain(picture: picture(from:)), draining: true)

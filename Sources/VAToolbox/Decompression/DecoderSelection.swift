@@ -93,7 +93,7 @@ enum DecoderSelection {
     }
 
     /// How a software back end decodes for the specification.
-    static func softwareConfiguration(for specification: DecoderSpecification) -> SoftwareBackend.Configuration {
+    static func softwareConfiguration(for specification: DecoderSpecification) -> SoftwareDecoderConfiguration {
         .init(threadCount: specification.threadCount, realTime: specification.realTime)
     }
 

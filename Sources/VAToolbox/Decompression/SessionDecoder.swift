@@ -168,7 +168,7 @@ final class SessionDecoder: @unchecked Sendable {
     }
 
     /// How a CPU back end decodes with the current settings.
-    private var softwareConfiguration: SoftwareBackend.Configuration {
+    private var softwareConfiguration: SoftwareDecoderConfiguration {
         DecoderSelection.softwareConfiguration(for: settings.effectiveSpecification)
     }
 
