@@ -17,6 +17,9 @@ protocol CodecSupport: Sendable {
     /// The libavcodec decoders to try on the CPU, by name, before the codec's native one
     /// (libdav1d for AV1); empty for the native decoder.
     var preferredSoftwareDecoders: [String] { get }
+    /// The most pixels a picture may have unless the application raises the limit
+    /// (``PictureLimits/defaultMaximumPixels(for:)``).
+    var defaultMaximumPixels: Int { get }
     /// Whether libavcodec needs the format description's configuration record to start.
     var needsConfigurationRecord: Bool { get }
     /// Whether libavcodec is given the configuration record as `extradata` (false for codecs
@@ -97,6 +100,9 @@ protocol InBandParameterSetRules: Sendable {
 
 extension CodecSupport {
     var preferredSoftwareDecoders: [String] { [] }
+    /// 8192 × 8192: above 8K UHD and every level's largest picture (35,651,584 pixels in H.264
+    /// level 6.2, HEVC 6.2, VP9 6.2 and AV1 6.3).
+    var defaultMaximumPixels: Int { 8192 * 8192 }
     var hardwareDecoderName: String? { nil }
     var needsConfigurationRecord: Bool { false }
     var passesConfigurationRecordToDecoder: Bool { true }

@@ -25,6 +25,9 @@ final class SoftwareBackend: DecoderBackend {
             preferredDecoders: formatDescription.codecSupport.preferredSoftwareDecoders
         ) { context in
             context.pointee.thread_count = Int32(max(0, configuration.threadCount))
+            // libavcodec refuses a picture past the limit before allocating it (`ff_set_dimensions`,
+            // `ff_get_buffer`: `av_image_check_size2`), a size changed in band included.
+            context.pointee.max_pixels = Int64(configuration.maximumPixels)
             context.pointee.thread_type =
                 sliceThreadsOnly ? Int32(FF_THREAD_SLICE) : Int32(FF_THREAD_FRAME | FF_THREAD_SLICE)
             // Real time on a stream that never reorders: each picture leaves the decoder with its

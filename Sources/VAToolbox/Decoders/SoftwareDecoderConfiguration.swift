@@ -6,4 +6,6 @@ struct SoftwareDecoderConfiguration: Sendable, Hashable {
     /// threads, and `AV_CODEC_FLAG_LOW_DELAY` for streams without reordering (output order and
     /// reordering are unchanged).
     var realTime = false
+    /// The most pixels a picture may have (``PictureLimits``): libavcodec's `max_pixels`.
+    var maximumPixels = 8192 * 8192
 }

@@ -76,11 +76,13 @@ final class VAAPIBackend: DecoderBackend {
     ///     pictures the application may hold at once.
     ///   - realTime: Whether each picture is to be handed out as soon as libavcodec returns it
     ///     (``DecoderSpecification/realTime``): no picture then waits for the GPU in the back end.
+    ///   - maximumPixels: The most pixels libavcodec may allocate a picture of (`max_pixels`):
+    ///     a size changed in band past it fails before anything is allocated.
     /// - Throws: ``VTError/couldNotCreateInstance`` when libavutil refuses the display, or what
     ///   opening libavcodec throws.
     init(
         formatDescription: VideoFormatDescription, device: VADevice, profile: HardwareDecodeProfile,
-        extraSurfaces: Int, realTime: Bool = false
+        extraSurfaces: Int, realTime: Bool = false, maximumPixels: Int = 8192 * 8192
     ) throws(VTError) {
         // A display of its own (see the type's discussion); the shared one if the node cannot be
         // opened again.
@@ -122,6 +124,7 @@ final class VAAPIBackend: DecoderBackend {
             }
             // The GPU does the work; one thread keeps every driver call on the session's queue.
             context.pointee.thread_count = 1
+            context.pointee.max_pixels = Int64(maximumPixels)
             if !isExact {
                 context.pointee.hwaccel_flags |= Int32(AV_HWACCEL_FLAG_ALLOW_PROFILE_MISMATCH)
             }

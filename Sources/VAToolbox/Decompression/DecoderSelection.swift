@@ -89,12 +89,22 @@ enum DecoderSelection {
     static func software(
         for format: VideoFormatDescription, specification: DecoderSpecification
     ) throws(VTError) -> SoftwareBackend {
-        try SoftwareBackend(formatDescription: format, configuration: softwareConfiguration(for: specification))
+        try SoftwareBackend(formatDescription: format, configuration: softwareConfiguration(for: specification, format: format))
     }
 
     /// How a software back end decodes for the specification.
-    static func softwareConfiguration(for specification: DecoderSpecification) -> SoftwareDecoderConfiguration {
-        .init(threadCount: specification.threadCount, realTime: specification.realTime)
+    static func softwareConfiguration(
+        for specification: DecoderSpecification, format: VideoFormatDescription
+    ) -> SoftwareDecoderConfiguration {
+        .init(
+            threadCount: specification.threadCount, realTime: specification.realTime,
+            maximumPixels: specification.pictureLimits.maximumPixels(for: format.codecType))
+    }
+
+    /// The threads a software decoder will run for the specification: the count asked for, or
+    /// one per core (what the memory estimate of ``PictureLimits`` assumes before one opens).
+    static func expectedDecodingThreads(for specification: DecoderSpecification) -> Int {
+        specification.threadCount > 0 ? specification.threadCount : max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN)))
     }
 
     private static func hardwareDecoder(
@@ -103,7 +113,8 @@ enum DecoderSelection {
         usableDevice(for: format, renderNodePath: specification.renderNodePath) { (device, profile) throws(VTError) in
             try VAAPIBackend(
                 formatDescription: format, device: device, profile: profile, extraSurfaces: heldSurfaces,
-                realTime: specification.realTime)
+                realTime: specification.realTime,
+                maximumPixels: specification.pictureLimits.maximumPixels(for: format.codecType))
         }
     }
 

@@ -30,6 +30,9 @@ public struct DecoderSpecification: Sendable, Hashable {
     /// ``VTError/videoDecoderMalfunction``), a session whose hardware acceleration is
     /// ``HardwareAcceleration/preferred`` continues on the CPU from the next sync sample. At least 1.
     public var maximumConsecutiveHardwareFaults: Int
+    /// The largest pictures the session decodes, and an optional budget for decoded-picture
+    /// memory: streams past them are refused before anything is allocated (``PictureLimits``).
+    public var pictureLimits: PictureLimits
 
     /// Creates a specification.
     ///
@@ -39,13 +42,14 @@ public struct DecoderSpecification: Sendable, Hashable {
     /// `renderNodePath` is nil. An explicit `.required` or `.disabled` is never overridden.
     public init(
         hardwareAcceleration: HardwareAcceleration = .preferred, renderNodePath: String? = nil, threadCount: Int = 0,
-        realTime: Bool = false, maximumConsecutiveHardwareFaults: Int = 3
+        realTime: Bool = false, maximumConsecutiveHardwareFaults: Int = 3, pictureLimits: PictureLimits = PictureLimits()
     ) {
         self.hardwareAcceleration = hardwareAcceleration
         self.renderNodePath = renderNodePath
         self.threadCount = threadCount
         self.realTime = realTime
         self.maximumConsecutiveHardwareFaults = maximumConsecutiveHardwareFaults
+        self.pictureLimits = pictureLimits
     }
 }
 

@@ -120,6 +120,8 @@ public final class DecompressionSession: Sendable {
         try formatDescription.codecSupport.checkSoftwareDecodable(formatDescription)
         try Self.check(imageBufferAttributes)
         let specification = try DecoderSelection.effective(decoderSpecification)
+        try specification.pictureLimits.check(
+            formatDescription, decodingThreads: DecoderSelection.expectedDecodingThreads(for: specification))
         let choice = try DecoderSelection.choose(
             for: formatDescription, specification: specification, requested: decoderSpecification,
             heldSurfaces: DecoderSelection.defaultHeldSurfaces + (imageBufferAttributes?.minimumBufferCount ?? 0))
@@ -174,6 +176,9 @@ public final class DecompressionSession: Sendable {
             }
             var startsNewFormat = false
             if !sample.formatDescription.isEqualIgnoringExtensions(state.formatDescription) {
+                try state.specification.pictureLimits.check(
+                    sample.formatDescription,
+                    decodingThreads: DecoderSelection.expectedDecodingThreads(for: state.specification))
                 guard canAccept(sample.formatDescription, in: state) else {
                     throw VTError.formatDescriptionChangeNotSupported.with(
                         "the sample's format (\(sample.formatDescription)) cannot follow \(state.formatDescription) in this session",

@@ -169,7 +169,7 @@ final class SessionDecoder: @unchecked Sendable {
 
     /// How a CPU back end decodes with the current settings.
     private var softwareConfiguration: SoftwareDecoderConfiguration {
-        DecoderSelection.softwareConfiguration(for: settings.effectiveSpecification)
+        DecoderSelection.softwareConfiguration(for: settings.effectiveSpecification, format: lastSent.format)
     }
 
     /// The back end, or a new CPU one when it was opened with other settings (the old one stays

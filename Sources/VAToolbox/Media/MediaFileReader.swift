@@ -123,7 +123,7 @@ public final class MediaFileReader {
         let context = input.pointer
         self.path = path
         containerName = context.pointee.iformat.map { String(cString: $0.pointee.name) } ?? "unknown"
-        guard log.whileCalling({ avformat_find_stream_info(context, nil) }) >= 0 else {
+        guard log.whileCalling({ Self.findStreamInfo(context) }) >= 0 else {
             throw VTError.sampleBufferInvalidMediaFormat.with("\(path): libavformat could not read its streams")
                 .quoting(log.explanation(since: 0))
         }
@@ -597,3 +597,26 @@ public final class MediaFileReader {
 /// `MediaFileReader` holds libavformat state for one reading thread.
 @available(*, unavailable)
 extension MediaFileReader: Sendable {}
+
+extension MediaFileReader {
+    /// `avformat_find_stream_info`, with libavcodec's probing decoders held to the largest
+    /// picture a session decodes by default (``PictureLimits``): a stream whose header declares
+    /// 12288×12288 is refused by the session before it decodes, and must not cost the probe
+    /// half a gigabyte either (libavformat decodes a VP9 key frame to learn its pixel format).
+    /// A size the probe refused is put back as the container stated it (libavcodec's
+    /// `ff_set_dimensions` zeroes it), so that the session names it in its error.
+    fileprivate static func findStreamInfo(_ context: UnsafeMutablePointer<AVFormatContext>) -> Int32 {
+        let limit = VideoCodecType.decodable.map(PictureLimits.defaultMaximumPixels(for:)).max() ?? 8192 * 8192
+        let streams = UnsafeBufferPointer(start: context.pointee.streams, count: Int(context.pointee.nb_streams))
+        let stated = streams.map { $0.map { ($0.pointee.codecpar.pointee.width, $0.pointee.codecpar.pointee.height) } }
+        var options = [OpaquePointer?](repeating: nil, count: streams.count)
+        for index in options.indices { av_dict_set(&options[index], "max_pixels", "\(limit)", 0) }
+        defer { for index in options.indices { av_dict_free(&options[index]) } }
+        let status = options.withUnsafeMutableBufferPointer { avformat_find_stream_info(context, $0.baseAddress) }
+        for (stream, size) in zip(streams, stated) {
+            guard let parameters = stream?.pointee.codecpar, let size, parameters.pointee.width == 0 else { continue }
+            (parameters.pointee.width, parameters.pointee.height) = size
+        }
+        return status
+    }
+}

@@ -5,6 +5,9 @@ struct MPEG2CodecSupport: CodecSupport {
     let codecType = VideoCodecType.mpeg2Video
     let displayName = "MPEG-2"
     let ffmpegName = "mpeg2video"
+    /// 4096 × 2304: four times the High level's 1920 × 1152, the largest picture any MPEG-2 level
+    /// defines, with room for 4K UHD (libavcodec takes up to 4095 × 4095, 16 times it).
+    let defaultMaximumPixels = 4096 * 2304
 
     /// `profile_and_level_indication`'s level names (table 8-3).
     private static let levelNames = [4: "High", 6: "High 1440", 8: "Main", 10: "Low"]
