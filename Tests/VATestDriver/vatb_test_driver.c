@@ -11,6 +11,7 @@
 #include "vatb_test_driver.h"
 #include "vatb_reference_pictures.h"
 #include "vatb_personality.h"
+#include "vatb_fault_injection.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -191,6 +192,7 @@ typedef struct Driver {
     ObjectTable configs, contexts, surfaces, buffers, images;
     bool trace;
     bool live_report;
+    bool call_report; // VATB_CALL_REPORT: print the calls of each entry point at Terminate
     bool context_report;
     bool fail_create_config;
     bool fail_create_context;
@@ -397,6 +399,7 @@ static bool parse_profile_list(const char *name, bool flags[64]) {
 static void parse_environment(Driver *driver) {
     driver->trace = env_flag("VATB_TRACE");
     driver->live_report = env_flag("VATB_LIVE_REPORT");
+    driver->call_report = env_flag("VATB_CALL_REPORT");
     driver->context_report = env_flag("VATB_CONTEXT_REPORT");
     driver->fail_create_config = env_flag("VATB_FAIL_CREATE_CONFIG");
     driver->fail_create_context = env_flag("VATB_FAIL_CREATE_CONTEXT");
@@ -462,6 +465,7 @@ static void free_buffer_item(void *item) { free_buffer(item); }
 // MARK: - Configs
 
 static VAStatus vatb_QueryConfigProfiles(VADriverContextP ctx, VAProfile *profile_list, int *num_profiles) {
+    VATB_INJECT();
     ENTER(ctx);
     int count = 0;
     for (int i = 0; i < PROFILE_COUNT; i++) {
@@ -474,6 +478,7 @@ static VAStatus vatb_QueryConfigProfiles(VADriverContextP ctx, VAProfile *profil
 static VAStatus vatb_QueryConfigEntrypoints(
     VADriverContextP ctx, VAProfile profile, VAEntrypoint *entrypoint_list, int *num_entrypoints
 ) {
+    VATB_INJECT();
     ENTER(ctx);
     if (profile_info(driver, profile) == NULL) {
         *num_entrypoints = 0;
@@ -498,6 +503,7 @@ static void fill_config_attribute(const Driver *driver, unsigned int rt_format, 
 static VAStatus vatb_GetConfigAttributes(
     VADriverContextP ctx, VAProfile profile, VAEntrypoint entrypoint, VAConfigAttrib *attrib_list, int num_attribs
 ) {
+    VATB_INJECT();
     ENTER(ctx);
     const ProfileInfo *info = profile_info(driver, profile);
     if (info == NULL) {
@@ -514,6 +520,7 @@ static VAStatus vatb_CreateConfig(
     VADriverContextP ctx, VAProfile profile, VAEntrypoint entrypoint, VAConfigAttrib *attrib_list, int num_attribs,
     VAConfigID *config_id
 ) {
+    VATB_INJECT();
     ENTER(ctx);
     const ProfileInfo *info = profile_info(driver, profile);
     unsigned int rt_format = info != NULL ? info->rt_format : 0;
@@ -568,6 +575,7 @@ static VAStatus vatb_QueryConfigAttributes(
     VADriverContextP ctx, VAConfigID config_id, VAProfile *profile, VAEntrypoint *entrypoint,
     VAConfigAttrib *attrib_list, int *num_attribs
 ) {
+    VATB_INJECT();
     ENTER(ctx);
     Config *config = table_get(&driver->configs, config_id);
     if (config == NULL) {
@@ -594,6 +602,7 @@ static VAStatus vatb_QueryConfigAttributes(
 static VAStatus vatb_QuerySurfaceAttributes(
     VADriverContextP ctx, VAConfigID config_id, VASurfaceAttrib *attrib_list, unsigned int *num_attribs
 ) {
+    VATB_INJECT();
     ENTER(ctx);
     VASurfaceAttrib attribs[8];
     unsigned int count = 0;
@@ -665,6 +674,7 @@ static VAStatus vatb_CreateSurfaces2(
     VADriverContextP ctx, unsigned int format, unsigned int width, unsigned int height, VASurfaceID *surfaces,
     unsigned int num_surfaces, VASurfaceAttrib *attrib_list, unsigned int num_attribs
 ) {
+    VATB_INJECT();
     ENTER(ctx);
     uint32_t fourcc = fourcc_for_rt_format(format);
     if (fourcc == 0) {
@@ -749,6 +759,7 @@ static VAStatus vatb_CreateContext(
     VADriverContextP ctx, VAConfigID config_id, int picture_width, int picture_height, int flag,
     VASurfaceID *render_targets, int num_render_targets, VAContextID *context_id
 ) {
+    VATB_INJECT();
     (void)flag;
     ENTER(ctx);
     Config *config = table_get(&driver->configs, config_id);
@@ -850,6 +861,7 @@ static VAStatus vatb_CreateBuffer(
     VADriverContextP ctx, VAContextID context, VABufferType type, unsigned int size, unsigned int num_elements,
     void *data, VABufferID *buf_id
 ) {
+    VATB_INJECT();
     ENTER(ctx);
     if (context != VA_INVALID_ID && table_get(&driver->contexts, context) == NULL) {
         status = VA_STATUS_ERROR_INVALID_CONTEXT;
@@ -861,6 +873,7 @@ static VAStatus vatb_CreateBuffer(
 }
 
 static VAStatus vatb_BufferSetNumElements(VADriverContextP ctx, VABufferID buf_id, unsigned int num_elements) {
+    VATB_INJECT();
     ENTER(ctx);
     Buffer *buffer = table_get(&driver->buffers, buf_id);
     if (buffer == NULL) {
@@ -874,6 +887,7 @@ static VAStatus vatb_BufferSetNumElements(VADriverContextP ctx, VABufferID buf_i
 }
 
 static VAStatus vatb_MapBuffer(VADriverContextP ctx, VABufferID buf_id, void **pbuf) {
+    VATB_INJECT();
     ENTER(ctx);
     Buffer *buffer = table_get(&driver->buffers, buf_id);
     if (buffer == NULL) {
@@ -885,6 +899,7 @@ static VAStatus vatb_MapBuffer(VADriverContextP ctx, VABufferID buf_id, void **p
 }
 
 static VAStatus vatb_UnmapBuffer(VADriverContextP ctx, VABufferID buf_id) {
+    VATB_INJECT();
     ENTER(ctx);
     if (table_get(&driver->buffers, buf_id) == NULL) status = VA_STATUS_ERROR_INVALID_BUFFER;
     LEAVE();
@@ -906,6 +921,7 @@ static VAStatus vatb_DestroyBuffer(VADriverContextP ctx, VABufferID buffer_id) {
 static VAStatus vatb_BufferInfo(
     VADriverContextP ctx, VABufferID buf_id, VABufferType *type, unsigned int *size, unsigned int *num_elements
 ) {
+    VATB_INJECT();
     ENTER(ctx);
     Buffer *buffer = table_get(&driver->buffers, buf_id);
     if (buffer == NULL) {
@@ -1001,6 +1017,7 @@ static bool within_render_target_limit(const Driver *driver, Context *context, V
 }
 
 static VAStatus vatb_BeginPicture(VADriverContextP ctx, VAContextID context_id, VASurfaceID render_target) {
+    VATB_INJECT();
     ENTER(ctx);
     Context *context = table_get(&driver->contexts, context_id);
     if (context == NULL) {
@@ -1157,6 +1174,7 @@ static void hash_slice_data(Context *context, const Buffer *buffer) {
 }
 
 static VAStatus vatb_RenderPicture(VADriverContextP ctx, VAContextID context_id, VABufferID *buffers, int num_buffers) {
+    VATB_INJECT();
     ENTER(ctx);
     Context *context = table_get(&driver->contexts, context_id);
     if (context == NULL) {
@@ -1238,6 +1256,7 @@ static void fill_reference_picture(Driver *driver, Surface *surface, uint64_t ha
 }
 
 static VAStatus vatb_EndPicture(VADriverContextP ctx, VAContextID context_id) {
+    VATB_INJECT();
     wait_for_queue_room(DRIVER(ctx));
     ENTER(ctx);
     Context *context = table_get(&driver->contexts, context_id);
@@ -1311,6 +1330,7 @@ static VAStatus vatb_EndPicture(VADriverContextP ctx, VAContextID context_id) {
 // VA_STATUS_ERROR_DECODING_ERROR under personalities that report decode errors (iHD), and nothing
 // under the others. The wait for the simulated GPU happens without the driver's lock.
 static VAStatus vatb_SyncSurface(VADriverContextP ctx, VASurfaceID render_target) {
+    VATB_INJECT();
     Driver *driver = DRIVER(ctx);
     trace(driver, "SyncSurface");
     atomic_fetch_add(&total_syncs, 1);
@@ -1344,6 +1364,7 @@ static VAStatus vatb_SyncSurface2(VADriverContextP ctx, VASurfaceID surface, uin
 // iHD answers while the picture's batch is busy (media_libva.cpp DdiMedia_QuerySurfaceStatus);
 // ready otherwise. Never waits.
 static VAStatus vatb_QuerySurfaceStatus(VADriverContextP ctx, VASurfaceID render_target, VASurfaceStatus *status_out) {
+    VATB_INJECT();
     ENTER(ctx);
     Surface *surface = table_get(&driver->surfaces, render_target);
     if (surface == NULL) {
@@ -1357,6 +1378,7 @@ static VAStatus vatb_QuerySurfaceStatus(VADriverContextP ctx, VASurfaceID render
 // MARK: - Images
 
 static VAStatus vatb_QueryImageFormats(VADriverContextP ctx, VAImageFormat *format_list, int *num_formats) {
+    VATB_INJECT();
     ENTER(ctx);
     memcpy(format_list, image_formats, sizeof(image_formats));
     *num_formats = IMAGE_FORMAT_COUNT;
@@ -1427,6 +1449,7 @@ static VAStatus add_image(
 static VAStatus vatb_CreateImage(
     VADriverContextP ctx, VAImageFormat *format, int width, int height, VAImage *image
 ) {
+    VATB_INJECT();
     ENTER(ctx);
     if (width < 1 || height < 1) {
         status = VA_STATUS_ERROR_INVALID_PARAMETER;
@@ -1437,6 +1460,7 @@ static VAStatus vatb_CreateImage(
 }
 
 static VAStatus vatb_DeriveImage(VADriverContextP ctx, VASurfaceID surface_id, VAImage *image) {
+    VATB_INJECT();
     wait_for_surface(DRIVER(ctx), surface_id);
     ENTER(ctx);
     Surface *surface = table_get(&driver->surfaces, surface_id);
@@ -1525,6 +1549,7 @@ static VAStatus vatb_GetImage(
     VADriverContextP ctx, VASurfaceID surface_id, int x, int y, unsigned int width, unsigned int height,
     VAImageID image_id
 ) {
+    VATB_INJECT();
     wait_for_surface(DRIVER(ctx), surface_id);
     ENTER(ctx);
     Surface *surface = table_get(&driver->surfaces, surface_id);
@@ -1548,6 +1573,7 @@ static VAStatus vatb_PutImage(
     VADriverContextP ctx, VASurfaceID surface_id, VAImageID image_id, int src_x, int src_y, unsigned int src_width,
     unsigned int src_height, int dest_x, int dest_y, unsigned int dest_width, unsigned int dest_height
 ) {
+    VATB_INJECT();
     ENTER(ctx);
     Surface *surface = table_get(&driver->surfaces, surface_id);
     Image *image = table_get(&driver->images, image_id);
@@ -1572,6 +1598,7 @@ static VAStatus vatb_PutImage(
 static VAStatus vatb_ExportSurfaceHandle(
     VADriverContextP ctx, VASurfaceID surface_id, uint32_t mem_type, uint32_t flags, void *descriptor
 ) {
+    VATB_INJECT();
     wait_for_surface(DRIVER(ctx), surface_id);
     ENTER(ctx);
     const VATBPersonality *personality = driver->personality;
@@ -1763,11 +1790,13 @@ static VAStatus vatb_Terminate(VADriverContextP ctx) {
     free_table(&driver->surfaces, free_surface_item);
     free_table(&driver->configs, free);
     bool live_report = driver->live_report;
+    bool call_report = driver->call_report;
     vatb_reference_pictures_close(driver->reference);
     pthread_mutex_destroy(&driver->lock);
     free(driver);
     ctx->pDriverData = NULL;
     atomic_fetch_sub(&live_drivers, 1);
+    if (call_report) vatb_report_calls();
     if (live_report) {
         // For a test that runs a client as a subprocess: the process-wide counters once this
         // driver instance is gone (libva dlcloses the driver right after).

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import VAToolbox
 
 /// Streams whose headers declare pictures no real stream has (`Scripts/make-fixtures`,
@@ -42,10 +43,12 @@ import Testing
         let error = #expect(throws: VTError.self) {
             _ = try DecompressionSession(
                 formatDescription: format,
-                decoderSpecification: DecoderSpecification(hardwareAcceleration: acceleration)) { _ in }
+                decoderSpecification: DecoderSpecification(hardwareAcceleration: acceleration)
+            ) { _ in }
         }
         #expect(error?.status == VTError.videoDecoderUnsupportedDataFormat.status)
-        #expect(error?.reason.contains("the stream's pictures are \(file.size)") == true, "\(String(describing: error))")
+        #expect(
+            error?.reason.contains("the stream's pictures are \(file.size)") == true, "\(String(describing: error))")
         #expect(error?.hint?.contains("pictureLimits") == true)
     }
 
@@ -93,7 +96,8 @@ import Testing
     /// when the new header fails); every frame after it is an error, none a picture.
     @Test func anMPEG2StreamThatGrowsInBandFailsFrameByFrame() throws {
         let samples = try TestData.samples("mpeg2-grows-to-4095x4095.m2v")
-        let oracle = try FrameMD5Oracle(contentsOf: TestData.fixtures.appendingPathComponent("mpeg2-progressive.m2v.framemd5"))
+        let oracle = try FrameMD5Oracle(
+            contentsOf: TestData.fixtures.appendingPathComponent("mpeg2-progressive.m2v.framemd5"))
         let outputs = Outputs()
         let session = try DecompressionSession(
             formatDescription: try #require(samples.first).formatDescription,
@@ -129,7 +133,9 @@ struct HostilePictureSizeMemoryTests {
         let result = try CommandRunner.run(
             URL(fileURLWithPath: "/usr/bin/python3"), ["-c", script, CommandRunner.tool.path] + arguments,
             environment: environment)
-        let fields = result.text.split(separator: " ").compactMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+        let fields = result.text.split(separator: " ").compactMap {
+            Int($0.trimmingCharacters(in: .whitespacesAndNewlines))
+        }
         guard fields.count == 2 else { throw DriverTestError("python3 said: \(result.text) \(result.standardError)") }
         return (Int32(fields[0]), result.standardError, fields[1])
     }
@@ -150,7 +156,8 @@ struct HostilePictureSizeMemoryTests {
         let baseline = try Self.peak(
             ["decode", TestData.fixtures.appendingPathComponent(source).path] + arguments, environment: environment)
         #expect(hostile.status == 1, "\(label): \(hostile.error)")
-        #expect(hostile.error.contains("kVTVideoDecoderUnsupportedDataFormatErr (-12910)"), "\(label): \(hostile.error)")
+        #expect(
+            hostile.error.contains("kVTVideoDecoderUnsupportedDataFormatErr (-12910)"), "\(label): \(hostile.error)")
         #expect(baseline.status == 0, "\(label): \(baseline.error)")
         #expect(
             hostile.kibibytes - baseline.kibibytes < 32 * 1024,

@@ -89,7 +89,8 @@ enum DecoderSelection {
     static func software(
         for format: VideoFormatDescription, specification: DecoderSpecification
     ) throws(VTError) -> SoftwareBackend {
-        try SoftwareBackend(formatDescription: format, configuration: softwareConfiguration(for: specification, format: format))
+        try SoftwareBackend(
+            formatDescription: format, configuration: softwareConfiguration(for: specification, format: format))
     }
 
     /// How a software back end decodes for the specification.

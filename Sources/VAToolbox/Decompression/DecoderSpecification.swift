@@ -42,7 +42,8 @@ public struct DecoderSpecification: Sendable, Hashable {
     /// `renderNodePath` is nil. An explicit `.required` or `.disabled` is never overridden.
     public init(
         hardwareAcceleration: HardwareAcceleration = .preferred, renderNodePath: String? = nil, threadCount: Int = 0,
-        realTime: Bool = false, maximumConsecutiveHardwareFaults: Int = 3, pictureLimits: PictureLimits = PictureLimits()
+        realTime: Bool = false, maximumConsecutiveHardwareFaults: Int = 3,
+        pictureLimits: PictureLimits = PictureLimits()
     ) {
         self.hardwareAcceleration = hardwareAcceleration
         self.renderNodePath = renderNodePath

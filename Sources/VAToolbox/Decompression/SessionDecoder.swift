@@ -61,10 +61,8 @@ final class SessionDecoder: @unchecked Sendable {
     /// Decodes a frame already followed, as the phase allows.
     private func dispatch(_ job: Job) {
         switch phase {
-        case .opened(let backend), .decoding(let backend):
-            decode(job, on: backend, replaying: false)
-        case .drained(let backend):
-            decode(job, on: backend, replaying: true)
+        case .opened(let backend), .decoding(let backend): decode(job, on: backend, replaying: false)
+        case .drained(let backend): decode(job, on: backend, replaying: true)
         case .awaitingSync(let backend) where Self.startsDecoding(job.sample):
             decode(job, on: backend, replaying: false)
         case .awaitingSync:
@@ -99,8 +97,7 @@ final class SessionDecoder: @unchecked Sendable {
         guard let backend = phase.backend else { return }
         var pictures = backend.drain()
         deliver(&pictures, lostAfterDrain: true)
-        // The output handler may have invalidated the session meanwhile.
-        guard phase.backend != nil else { return }
+        guard phase.backend != nil else { return }  // the output handler invalidated the session
         if phase.holdsReferences && replay.isComplete {
             phase = .drained(reopenedIfSettingsChanged(backend))
         } else {
@@ -181,7 +178,8 @@ final class SessionDecoder: @unchecked Sendable {
 
     /// A new CPU back end with the current settings, for the last sample's description.
     private func openSoftware() throws(VTError) -> any DecoderBackend {
-        let software = try DecoderSelection.software(for: lastSent.format, specification: settings.effectiveSpecification)
+        let software = try DecoderSelection.software(
+            for: lastSent.format, specification: settings.effectiveSpecification)
         shared.withLock { $0.decodingThreads = software.decodingThreads }
         return software
     }
@@ -255,7 +253,9 @@ final class SessionDecoder: @unchecked Sendable {
     }
 
     /// Replaces the GPU back end by a CPU one: hands out the pictures the GPU still holds, reports
-    /// the frames it took and will never return, and waits for a sync sample.
+    /// the frames it took and will never return, and goes on from the samples since the last
+    /// random access point (replayed, as after a finish) when they are kept, else from the next
+    /// sync sample.
     ///
     /// - Parameters:
     ///   - hardware: The GPU back end.
@@ -274,8 +274,14 @@ final class SessionDecoder: @unchecked Sendable {
         }
         var why = reason
         do throws(VTError) {
-            phase = .awaitingSync(try openSoftware())
-            replay.reset()
+            let software = try openSoftware()
+            if replay.isComplete {  // the CPU decodes them again for their references: nothing more is lost
+                phase = .drained(software)
+                why += "; the CPU decoded the samples since the last random access point again"
+            } else {
+                phase = .awaitingSync(software)
+                replay.reset()
+            }
         } catch {
             phase = .failed(error)
             why += "; the CPU decoder could not start either: \(error.reason)"

@@ -13,6 +13,13 @@ import Synchronization
 /// so that decoding goes on in order and exactly the failed picture is reported, as
 /// ``VTError/videoDecoderMalfunction``, when it comes out.
 ///
+/// The same holds for a failed `vaBeginPicture` or `vaRenderPicture` (libavcodec 5.1's AV1
+/// decoder even crashes on the packet after one; found by `Scripts/faults`).
+///
+/// **Failed buffers.** A `vaCreateBuffer` that fails is asked for once more, and the picture it
+/// was for is faulted as a failed `vaEndPicture` is (see the hook for why libavcodec must not
+/// hear of it).
+///
 /// **Forgotten buffers.** On some damaged HEVC data libavcodec creates a picture's parameter
 /// buffer and then abandons the picture without destroying it (the ffmpeg CLI shows the same
 /// leak through the test driver): one VA buffer per damaged picture, for as long as the display
@@ -24,6 +31,8 @@ final class DriverTableHooks: Sendable {
         /// The driver's own entry points, called through.
         var begin: (@convention(c) (VADriverContextP?, VAContextID, VASurfaceID) -> VAStatus)?
         var end: (@convention(c) (VADriverContextP?, VAContextID) -> VAStatus)?
+        var render:
+            (@convention(c) (VADriverContextP?, VAContextID, UnsafeMutablePointer<VABufferID>?, Int32) -> VAStatus)?
         var createBuffer:
             (
                 @convention(c) (
@@ -37,6 +46,9 @@ final class DriverTableHooks: Sendable {
         var targets: [VAContextID: VASurfaceID] = [:]
         /// Surfaces whose last decode failed, with the failure.
         var faulted: [VASurfaceID: VTError] = [:]
+        /// A buffer of the picture a context is putting together could not be made: the picture
+        /// it begins next is faulted.
+        var failedBuffers: [VAContextID: VTError] = [:]
         /// Decodes that failed since the display was opened.
         var failures = 0
         /// `vaBeginPicture` calls per context.
@@ -55,7 +67,7 @@ final class DriverTableHooks: Sendable {
         guard let driver = CVAAPI_driver_context(display), let table = driver.pointee.vtable else { return nil }
         key = UInt(bitPattern: driver)
         let entry = Entry(
-            begin: table.pointee.vaBeginPicture, end: table.pointee.vaEndPicture,
+            begin: table.pointee.vaBeginPicture, end: table.pointee.vaEndPicture, render: table.pointee.vaRenderPicture,
             createBuffer: table.pointee.vaCreateBuffer, destroyBuffer: table.pointee.vaDestroyBuffer,
             destroyContext: table.pointee.vaDestroyContext)
         Self.entries.withLock { $0[key] = entry }
@@ -63,7 +75,8 @@ final class DriverTableHooks: Sendable {
             let key = UInt(bitPattern: driver)
             let (begin, forgotten, destroy) = DriverTableHooks.entries.withLock { entries in
                 entries[key]?.targets[context] = target
-                entries[key]?.faulted[target] = nil
+                let failedBuffer = entries[key]?.failedBuffers.removeValue(forKey: context)
+                entries[key]?.faulted[target] = failedBuffer
                 let picture = (entries[key]?.pictures[context] ?? 0) + 1
                 entries[key]?.pictures[context] = picture
                 // Buffers of this picture were made after picture − 1 began; older ones are
@@ -75,35 +88,47 @@ final class DriverTableHooks: Sendable {
                 return (entries[key]?.begin, forgotten, entries[key]?.destroyBuffer)
             }
             for buffer in forgotten { _ = destroy?(driver, buffer) }
-            return begin?(driver, context, target) ?? VA_STATUS_ERROR_OPERATION_FAILED
+            guard let begin else { return VA_STATUS_ERROR_OPERATION_FAILED }
+            return DriverTableHooks.recordFailure(
+                of: begin(driver, context, target), "vaBeginPicture", key: key, context: context)
+        }
+        table.pointee.vaRenderPicture = { driver, context, buffers, count in
+            let key = UInt(bitPattern: driver)
+            guard let render = DriverTableHooks.entries.withLock({ $0[key]?.render }) else {
+                return VA_STATUS_ERROR_OPERATION_FAILED
+            }
+            return DriverTableHooks.recordFailure(
+                of: render(driver, context, buffers, count), "vaRenderPicture", key: key, context: context)
         }
         table.pointee.vaEndPicture = { driver, context in
             let key = UInt(bitPattern: driver)
             guard let end = DriverTableHooks.entries.withLock({ $0[key]?.end }) else {
                 return VA_STATUS_ERROR_OPERATION_FAILED
             }
-            let status = end(driver, context)
-            if status != VA_STATUS_SUCCESS {
-                let error = VAStatusCheck.error(
-                    status, "vaEndPicture", as: .videoDecoderMalfunction, "the GPU failed to decode the picture")
-                let recorded = DriverTableHooks.entries.withLock { entries -> Bool in
-                    guard let target = entries[key]?.targets[context] else { return false }
-                    entries[key]?.faulted[target] = error
-                    entries[key]?.failures += 1
-                    return true
-                }
-                // Recorded: the picture is reported when it comes out. Not recorded (no
-                // vaBeginPicture seen for the context): libavcodec hears of it.
-                return recorded ? VA_STATUS_SUCCESS : status
-            }
-            return status
+            return DriverTableHooks.recordFailure(of: end(driver, context), "vaEndPicture", key: key, context: context)
         }
         table.pointee.vaCreateBuffer = { driver, context, type, size, count, data, buffer in
             let key = UInt(bitPattern: driver)
             guard let create = DriverTableHooks.entries.withLock({ $0[key]?.createBuffer }) else {
                 return VA_STATUS_ERROR_OPERATION_FAILED
             }
-            let status = create(driver, context, type, size, count, data, buffer)
+            var status = create(driver, context, type, size, count, data, buffer)
+            if status != VA_STATUS_SUCCESS {
+                // libavcodec 5.1 cannot take a failed buffer: it drops what the buffer held (a
+                // slice) and submits the picture without it — silent wrong output — and its AV1
+                // decoder then reads the failed frame's missing state on the next packet
+                // (SIGSEGV in `avcodec_send_packet`; the ffmpeg CLI crashes the same way on
+                // av1.mp4 with `VATB_FAIL_CALL=CreateBuffer:1`). The buffer is asked for once
+                // more, and the picture it is for is faulted either way (below).
+                let error = VAStatusCheck.error(
+                    status, "vaCreateBuffer", as: .videoDecoderMalfunction,
+                    "the GPU driver could not take a buffer of the picture")
+                DriverTableHooks.entries.withLock { entries in
+                    entries[key]?.failedBuffers[context] = error
+                    entries[key]?.failures += 1
+                }
+                status = create(driver, context, type, size, count, data, buffer)
+            }
             if status == VA_STATUS_SUCCESS, let id = buffer?.pointee {
                 DriverTableHooks.entries.withLock { entries in
                     let picture = entries[key]?.pictures[context] ?? 0
@@ -127,11 +152,31 @@ final class DriverTableHooks: Sendable {
                 for buffer in leftovers { entries[key]?.buffers[buffer] = nil }
                 entries[key]?.pictures[context] = nil
                 entries[key]?.targets[context] = nil
+                entries[key]?.failedBuffers[context] = nil
                 return (leftovers, entries[key]?.destroyBuffer, entries[key]?.destroyContext)
             }
             for buffer in leftovers { _ = destroyBuffer?(driver, buffer) }
             return destroyContext?(driver, context) ?? VA_STATUS_ERROR_OPERATION_FAILED
         }
+    }
+
+    /// A failed `vaBeginPicture`, `vaRenderPicture` or `vaEndPicture`, recorded against the
+    /// surface the context is decoding into and answered as success, so that libavcodec goes on
+    /// in order and the picture is reported as a device fault when it comes out. Not recorded (no
+    /// `vaBeginPicture` seen for the context): libavcodec hears of it.
+    private static func recordFailure(
+        of status: VAStatus, _ call: StaticString, key: UInt, context: VAContextID
+    ) -> VAStatus {
+        guard status != VA_STATUS_SUCCESS else { return status }
+        let error = VAStatusCheck.error(
+            status, call, as: .videoDecoderMalfunction, "the GPU failed to decode the picture")
+        let recorded = entries.withLock { entries -> Bool in
+            guard let target = entries[key]?.targets[context] else { return false }
+            if entries[key]?.faulted[target] == nil { entries[key]?.faulted[target] = error }
+            entries[key]?.failures += 1
+            return true
+        }
+        return recorded ? VA_STATUS_SUCCESS : status
     }
 
     /// Stops recording (the driver table goes away with `vaTerminate`).
