@@ -730,7 +730,8 @@ extension VATestDriverTests {
         }
 
         /// The GPU fails every picture from the third on: after three faults in a row a
-        /// `.preferred` session moves to the CPU, from the next sync sample on, and says so.
+        /// `.preferred` session moves to the CPU and says so; the CPU decodes the kept samples
+        /// since the last random access point again, so no frame after the failed ones is lost.
         @Test(arguments: TestVADriver.personalities)
         func repeatedFaultsMoveAPreferredSessionToTheCPU(personality: String?) throws {
             let fixture = try Self.fixture("h264-high-bpyramid.264")
@@ -756,19 +757,27 @@ extension VATestDriverTests {
             // Exactly one output per frame.
             #expect(results.compactMap { $0.frameRefcon as? Int }.sorted() == Array(samples.indices))
             #expect(results.contains { $0.status == .videoDecoderMalfunction })
-            // From the next sync sample on, every frame is the CPU's and equals the CPU session's.
-            let secondSync = try #require(samples.indices.dropFirst().first { samples[$0].isSync })
+            // The CPU decodes the samples since the last random access point again and goes on:
+            // every frame but those the GPU failed or abandoned (-12911) is the CPU's and equals
+            // the CPU session's, none is lost waiting for the next sync sample.
             let expected = Dictionary(
                 uniqueKeysWithValues: software.compactMap { output in
                     (output.frameRefcon as? Int).map { ($0, output.imageBuffer?.md5) }
                 })
-            for output in results {
-                guard let refcon = output.frameRefcon as? Int, refcon >= secondSync else { continue }
+            let failed = results.filter { $0.status == .videoDecoderMalfunction }.compactMap { $0.frameRefcon as? Int }
+            let secondSync = try #require(samples.indices.dropFirst().first { samples[$0].isSync })
+            #expect(failed.allSatisfy { $0 < secondSync }, "\(failed)")
+            #expect(
+                session.hardwareUnavailableReason?.contains(
+                    "decoded the samples since the last random access point again") == true)
+            for output in results where output.status != .videoDecoderMalfunction {
+                guard let refcon = output.frameRefcon as? Int, refcon >= 2 else { continue }
                 #expect(output.status == nil, "refcon \(refcon)")
                 #expect(output.imageBuffer?.isGPUSurface == false)
                 #expect(output.imageBuffer?.pixelFormat == session.nativePixelFormat, "refcon \(refcon)")
                 #expect(output.imageBuffer?.md5 == expected[refcon] ?? nil, "refcon \(refcon)")
             }
+            #expect(results.filter { $0.status == nil }.count == samples.count - failed.count)
         }
 
         /// Damaged data is the stream's fault, not the GPU's: a slice whose header libavcodec

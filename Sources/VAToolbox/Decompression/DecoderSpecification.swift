@@ -28,7 +28,8 @@ public struct DecoderSpecification: Sendable, Hashable {
     public var realTime: Bool
     /// After this many GPU faults in a row (frames reported as
     /// ``VTError/videoDecoderMalfunction``), a session whose hardware acceleration is
-    /// ``HardwareAcceleration/preferred`` continues on the CPU from the next sync sample. At least 1.
+    /// ``HardwareAcceleration/preferred`` continues on the CPU, from the samples since the last
+    /// random access point when the session keeps them, else from the next sync sample. At least 1.
     public var maximumConsecutiveHardwareFaults: Int
     /// The largest pictures the session decodes, and an optional budget for decoded-picture
     /// memory: streams past them are refused before anything is allocated (``PictureLimits``).

@@ -41,7 +41,8 @@ import Synchronization
 ///   and ``hardwareUnavailableReason`` say which and why. A GPU picture the driver failed to
 ///   decode comes out as ``VTError/videoDecoderMalfunction`` without an image; after
 ///   ``DecoderSpecification/maximumConsecutiveHardwareFaults`` of them in a row a `.preferred`
-///   session moves to the CPU, from the next sync sample on.
+///   session moves to the CPU, which decodes the samples since the last random access point
+///   again (or, when they are not kept, starts at the next sync sample).
 ///
 /// Thread safety: every method may be called from any thread, also from inside the output handler.
 /// A call from inside the handler runs at once on the session's queue: `finishDelayedFrames()` or

@@ -2,10 +2,9 @@
 /// end and its lifecycle state, follows the stream's references, applies the failover policy, and
 /// hands each frame to the output handler exactly once.
 ///
-/// Unchecked `Sendable`: every method is called on the session's serial queue only (from
-/// `decodeFrame`'s job, `finishDelayedFrames`, `invalidate`, or a handler call nested in one of
-/// them), so its mutable state is never touched by two threads at once; the conformance only lets
-/// the session's closures carry it there. What other threads read sits in `shared`, behind its lock.
+/// Unchecked `Sendable`: every method runs on the session's serial queue only (or in a handler
+/// call nested in one), so its state is never touched by two threads at once; the conformance
+/// only lets the session's closures carry it there. What other threads read is in `shared`.
 final class SessionDecoder: @unchecked Sendable {
     private let shared: SharedSessionState
     private let outputHandler: DecompressionSession.OutputHandler
@@ -233,7 +232,7 @@ final class SessionDecoder: @unchecked Sendable {
             moveToSoftware(
                 from: backend,
                 because: "\(device) failed to decode \(failover.consecutiveFaults) "
-                    + "pictures in a row; decoding continues on the CPU from the next sync sample",
+                    + "pictures in a row; decoding continues on the CPU",
                 sentUpTo: job.token)
         }
     }
@@ -281,6 +280,7 @@ final class SessionDecoder: @unchecked Sendable {
             } else {
                 phase = .awaitingSync(software)
                 replay.reset()
+                why += "; the CPU starts at the next sync sample"
             }
         } catch {
             phase = .failed(error)
