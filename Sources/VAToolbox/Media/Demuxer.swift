@@ -32,6 +32,10 @@ final class Demuxer {
     private(set) var damagedSamples: [DamagedSample] = []
     /// How many damaged samples the reader met so far.
     private(set) var damagedSampleCount = 0
+    /// The number of the last damaged sample noted.
+    private var lastDamagedNumber: Int?
+    /// How the file ends before its container says it should; nil while nothing says so.
+    private(set) var truncation: MediaFileTruncation?
 
     /// The most damaged samples ``damagedSamples`` keeps.
     static let damagedSampleLimit = 1000
@@ -136,6 +140,7 @@ final class Demuxer {
         self.input = input
         self.log = log
         self.packetBuffer = packetBuffer
+        truncation = Self.truncation(of: stream, in: context, path: path, containerName: containerName)
         let missingParameterSets = support.inBandParameterSets?.lengthSizeOfIncompleteRecord(
             parameters.configurationRecord)
         let described = missingParameterSets == nil ? try support.formatDescription(container: parameters) : nil
@@ -236,6 +241,7 @@ final class Demuxer {
         queued.removeAll()
         queuedIndex = 0
         ended = false
+        lastDamagedNumber = nil
         if annexBParser != nil { annexBParser = ElementaryStreamParser(codec: codecType) }
         hideBefore = exactly ? time : nil
         resetsDecoder = true
@@ -282,6 +288,7 @@ final class Demuxer {
         queuedIndex = 0
         ended = false
         packetNumber = 0
+        lastDamagedNumber = nil
         if annexBParser != nil { annexBParser = ElementaryStreamParser(codec: codecType) }
         if timeStamper != nil {
             timeStamper = AnnexBTimeStamper(codec: codecType, assumedFrameDuration: assumedFrameRate?.frameDuration)
@@ -341,7 +348,15 @@ final class Demuxer {
         }
         let data = Array(UnsafeBufferPointer(start: bytes, count: Int(packet.pointee.size)))
         if corrupt {
-            noteDamage(number: number, timing: timing, reason: "the container marks the sample corrupt", skipped: false)
+            let reason: String
+            if readReachedEndOfFile {
+                noteCutSample(at: packet.pointee.pos)
+                reason =
+                    "the file ends inside the sample: \(packet.pointee.size) bytes of it are in the file (partial file)"
+            } else {
+                reason = "the container marks the sample corrupt"
+            }
+            noteDamage(number: number, timing: timing, reason: reason, skipped: false)
         }
         if var samples = annexBParser?.parse(data) {
             // One packet is one access unit: end it at the packet's end.
@@ -435,9 +450,93 @@ final class Demuxer {
         if let described = try? support.formatDescription(container: changed) { current = described }
     }
 
-    /// Notes a damaged sample.
+    // MARK: - Truncation
+
+    /// What the file's top-level structure and the track's sample table say of its end (see
+    /// ``MediaFileTruncation``): nil for a file that ends where they say it does, and for one whose
+    /// size libavformat cannot tell (a pipe).
+    ///
+    /// A sample table that lists every sample of the track (MP4/MOV: as many index entries as the
+    /// track has frames, each with its position and size) decides for the track, as `ffmpeg -map
+    /// 0:v` meets it; without one, a top-level element that runs past the end of the file does
+    /// (a Matroska Segment, a fragmented MP4's boxes).
+    private static func truncation(
+        of stream: UnsafeMutablePointer<AVStream>, in context: UnsafeMutablePointer<AVFormatContext>, path: String,
+        containerName: String
+    ) -> MediaFileTruncation? {
+        guard let io = context.pointee.pb else { return nil }
+        let fileSize = avio_size(io)
+        guard fileSize > 0 else { return nil }
+        let table = sampleTable(of: stream, fileSize: fileSize)
+        let overrun = ContainerExtent.Layout(demuxerName: containerName).flatMap { layout in
+            FileBytes(path: path).flatMap { file in
+                ContainerExtent.overrun(layout, fileSize: fileSize) { file.read(at: $0, count: $1) }
+            }
+        }
+        if let table {
+            guard table.complete < table.count else { return nil }
+        } else if overrun == nil {
+            return nil
+        }
+        return MediaFileTruncation(
+            fileSize: fileSize, expectedSize: overrun?.end ?? table?.end, element: overrun?.element,
+            expectedSampleCount: table?.count, completeSampleCount: table?.complete,
+            firstIncompleteSampleOffset: table?.firstCut)
+    }
+
+    /// The track's sample table as libavformat's index holds it (`avformat_index_get_entry`): how
+    /// many samples it lists, how many lie wholly in the first `fileSize` bytes, where the first
+    /// that does not starts, and where the last ends; nil when the index does not list every
+    /// sample of the track (libavformat builds it as it reads, or from key frames only).
+    private static func sampleTable(
+        of stream: UnsafeMutablePointer<AVStream>, fileSize: Int64
+    ) -> (count: Int, complete: Int, firstCut: Int64?, end: Int64)? {
+        let count = Int(avformat_index_get_entries_count(stream))
+        guard count > 0, stream.pointee.nb_frames == Int64(count) else { return nil }
+        var complete = 0
+        var firstCut: Int64?
+        var end: Int64 = 0
+        for index in 0..<count {
+            guard let entry = avformat_index_get_entry(stream, Int32(index)) else { continue }
+            let entryEnd = entry.pointee.pos + Int64(entry.pointee.size)
+            end = max(end, entryEnd)
+            if entryEnd <= fileSize {
+                complete += 1
+            } else if firstCut == nil {
+                firstCut = entry.pointee.pos
+            }
+        }
+        return (count, complete, firstCut, end)
+    }
+
+    /// Whether the last read met the end of the file (libavformat's `eof_reached`): a sample the
+    /// container marks corrupt then is one the end of the file cut through.
+    private var readReachedEndOfFile: Bool { (input.pointer.pointee.pb?.pointee.eof_reached ?? 0) != 0 }
+
+    /// Notes that the end of the file cut through the sample at `position`: the file is
+    /// truncated, if nothing said so when it was opened.
+    private func noteCutSample(at position: Int64) {
+        guard truncation == nil, let io = input.pointer.pointee.pb else { return }
+        let fileSize = avio_size(io)
+        truncation = MediaFileTruncation(
+            fileSize: fileSize > 0 ? fileSize : avio_tell(io), expectedSize: nil, element: nil,
+            expectedSampleCount: nil, completeSampleCount: nil,
+            firstIncompleteSampleOffset: position >= 0 ? position : nil)
+    }
+
+    /// Notes a damaged sample. A sample found damaged twice (the container marks it corrupt, and
+    /// its NAL units do not tile it) is one damaged sample, with both reasons.
     private func noteDamage(number: Int, timing: SampleTimingInfo, reason: String, skipped: Bool) {
+        if number == lastDamagedNumber {
+            guard damagedSampleCount == damagedSamples.count, let last = damagedSamples.last else { return }
+            damagedSamples[damagedSamples.count - 1] = DamagedSample(
+                number: number, decodeTimeStamp: last.decodeTimeStamp,
+                presentationTimeStamp: last.presentationTimeStamp,
+                reason: "\(last.reason); \(reason)", isSkipped: last.isSkipped && skipped)
+            return
+        }
         damagedSampleCount += 1
+        lastDamagedNumber = number
         guard damagedSamples.count < Self.damagedSampleLimit else { return }
         damagedSamples.append(
             DamagedSample(

@@ -24,6 +24,7 @@ import Synchronization
 /// - **Damaged samples** are not thrown: one with data comes out flagged
 ///   ``SampleAttachments/damaged``, one that cannot be read is skipped, and both are listed in
 ///   ``damagedSamples``.
+/// - **Truncated files** (cut short) are read up to the cut, and ``truncation`` says so.
 ///
 /// Thread-safe, and `Sendable`: the reading state (libavformat's input, the samples read ahead,
 /// the seek position) sits behind a lock, so a reader can be handed to a task and read from
@@ -66,6 +67,19 @@ public final class MediaFileReader: Sendable {
 
     /// How many damaged samples the reader met so far.
     public var damagedSampleCount: Int { demuxer.withLock { $0.damagedSampleCount } }
+
+    /// How the file ends before its container says it should (a download or copy cut short:
+    /// ffmpeg's `partial file`); nil for a file that ends where its container says.
+    ///
+    /// Known when the reader opens where the container states its own extent: the sample table
+    /// of an MP4/MOV track places samples past the end of the file (then it counts the samples
+    /// wholly in the file), or a top-level element runs past it (a Matroska or WebM `Segment`, a
+    /// fragmented MP4's boxes). Otherwise known once a read meets a sample the end of the file
+    /// cuts through (an IVF frame, for example), which then comes out flagged
+    /// ``SampleAttachments/damaged`` and listed in ``damagedSamples``. A file cut between samples
+    /// whose container states no extent (MPEG-TS, IVF, a raw stream) shows nothing to tell by, and
+    /// is read as a shorter file, as the ffmpeg CLI reads it.
+    public var truncation: MediaFileTruncation? { demuxer.withLock { $0.truncation } }
 
     /// Opens a file and finds its video track.
     ///

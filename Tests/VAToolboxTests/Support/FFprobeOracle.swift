@@ -15,6 +15,11 @@ struct FFprobeOracle: Sendable {
     /// Each packet's presentation time stamp in the stream's time base (``timeBase``), in stream
     /// order; nil where ffprobe says none.
     let packetPresentationTimes: [Int64?]
+    /// Each packet's byte position in the file (`pos`), in stream order; nil where ffprobe says
+    /// none.
+    let packetPositions: [Int64?]
+    /// Each packet's size in bytes, in stream order.
+    let packetSizes: [Int?]
     /// Each decoded frame's size, in output order (committed fixture oracles only).
     let frameSizes: [VideoDimensions]
 
@@ -77,7 +82,9 @@ struct FFprobeOracle: Sendable {
         }
         return FFprobeOracle(
             stream: fields, packetFlags: packets.map { ($0["flags"] as? String) ?? "" },
-            packetPresentationTimes: packets.map { ($0["pts"] as? Int).map(Int64.init) }, frameSizes: sizes)
+            packetPresentationTimes: packets.map { ($0["pts"] as? Int).map(Int64.init) },
+            packetPositions: packets.map { ($0["pos"] as? String).flatMap { Int64($0) } },
+            packetSizes: packets.map { ($0["size"] as? String).flatMap { Int($0) } }, frameSizes: sizes)
     }
 
     enum OracleError: Error { case malformed }
