@@ -20,7 +20,8 @@ enum DecodeCommand {
         libavformat reads (MP4, MOV, MKV, WebM, TS …) — and prints a summary: the decoder used and why,
         frames, frames per second, errors. A progress bar runs on standard error when it is a terminal.
         Damaged samples do not stop it: they are decoded as ffmpeg decodes them, counted and listed in the
-        summary with their sample number and time, and the exit status is then 1.
+        summary with their sample number and time, and the exit status is then 1. So is it when the file
+        is truncated (cut short: the summary says "INPUT is truncated: … (partial file)").
 
           -o, --output OUT         write the pictures: OUT.y4m as YUV4MPEG2 (what ffmpeg and players read),
                                    OUT.yuv (or any other name) as raw planes one picture after another,

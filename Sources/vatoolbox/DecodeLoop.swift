@@ -40,12 +40,16 @@ struct DecodeReport {
     var damagedSamples: [DamagedSample] = []
     /// How many damaged samples the reader met.
     var damagedSampleCount = 0
+    /// When the run read to the end of a file that ends before its container says it should:
+    /// `"cut.mp4 is truncated: the file ends at byte … (partial file)"`.
+    var truncation: String?
 
-    /// The summary's lines about damage and errors, empty for a clean run: how many samples were
-    /// damaged and frames had errors, and the first few of each with the sample number (decode
-    /// order, from 0) and time.
+    /// The summary's lines about truncation, damage and errors, empty for a clean run: whether
+    /// the file is cut short, how many samples were damaged and frames had errors, and the first
+    /// few of each with the sample number (decode order, from 0) and time.
     var problemLines: [String] {
         var lines: [String] = []
+        if let truncation { lines.append(truncation) }
         if damagedSampleCount > 0 {
             let skipped = damagedSamples.filter(\.isSkipped).count
             lines.append(
@@ -61,13 +65,16 @@ struct DecodeReport {
         return lines
     }
 
-    /// The failure a run with damage or errors ends with (exit status 1), after its summary.
+    /// The failure a run of a truncated file, or with damage or errors, ends with (exit status
+    /// 1), after its summary.
     var failure: CommandFailure? {
-        guard errors > 0 || damagedSampleCount > 0 else { return nil }
+        guard truncation != nil || errors > 0 || damagedSampleCount > 0 else { return nil }
         var parts: [String] = []
         if damagedSampleCount > 0 { parts.append("\(damagedSampleCount) damaged samples") }
         if errors > 0 { parts.append("\(errors) frames decoded with errors; the first: \(firstError ?? "unknown")") }
-        return .input(parts.joined(separator: ", "))
+        let damage = parts.joined(separator: ", ")
+        guard let truncation else { return .input(damage) }
+        return .input(damage.isEmpty ? truncation : "\(truncation); \(damage)")
     }
 
     /// `" at 1.240 s"`, or nothing for an unknown time.
@@ -195,12 +202,16 @@ enum DecodeLoop {
         report.startedOnHardware = session.usingHardwareAcceleratedVideoDecoder
         report.renderNode = session.renderNode?.path
         var lastProgress = start
+        var readToTheEnd = false
         do {
             while true {
                 let (done, stop) = state.withLock { ($0.frames >= limit, $0.stop) }
                 if let stop { throw stop }
                 if done { break }
-                guard let sample = try source.next() else { break }
+                guard let sample = try source.next() else {
+                    readToTheEnd = true
+                    break
+                }
                 onSample?(sample)
                 if sample.formatDescription != format {
                     format = sample.formatDescription
@@ -243,6 +254,10 @@ enum DecodeLoop {
         report.errorDetails = final.errorDetails
         report.damagedSamples = source.damagedSamples
         report.damagedSampleCount = source.damagedSampleCount
+        // A run that stopped before the end (a frame limit) did not meet the cut.
+        if readToTheEnd, let truncation = source.truncation {
+            report.truncation = "\(source.path == "-" ? "standard input" : source.path) is truncated: \(truncation)"
+        }
         report.seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
         return report
     }

@@ -25,7 +25,8 @@ enum FrameMD5Command {
                                    like ffmpeg's -framerate; 25 by default
 
         Damaged samples do not stop it: their pictures are hashed as ffmpeg decodes them, and standard
-        error then lists the damaged samples and frames with errors; the exit status is 1.
+        error then lists the damaged samples and frames with errors; the exit status is 1. So is it when
+        the file is truncated (cut short: "INPUT is truncated: … (partial file)" on standard error).
         """
 
     static func run(_ arguments: [String]) throws(CommandFailure) {

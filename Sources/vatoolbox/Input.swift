@@ -201,6 +201,10 @@ final class SampleSource {
     /// How many damaged samples the reader met.
     var damagedSampleCount: Int { reader?.damagedSampleCount ?? 0 }
 
+    /// How the file ends before its container says it should (containers; nil for a raw stream,
+    /// which states no length).
+    var truncation: MediaFileTruncation? { reader?.truncation }
+
     /// The track read and the file's other video tracks, for the summary: `"track 1 of video
     /// tracks 0, 1 (the default)"`; nil for a raw stream.
     var trackLine: String? {

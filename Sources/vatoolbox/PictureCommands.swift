@@ -83,8 +83,9 @@ enum ThumbnailsCommand {
               --track N     the video track, by stream index (default: the one ffmpeg picks)
               --frame-rate RATE  the frame rate of a raw stream that states none (default 25)
 
-        Damaged samples do not stop it; they and frames with errors are listed on standard error
-        after the sheet is written, and the exit status is then 1.
+        Damaged samples do not stop it; they, frames with errors and a file cut short ("INPUT is
+        truncated: … (partial file)") are listed on standard error after the sheet is written, and the
+        exit status is then 1.
         """
 
     static func run(_ arguments: [String]) throws(CommandFailure) {

@@ -250,8 +250,11 @@ import Testing
         #expect(decoded.statuses.count == 48)
         #expect(decoded.statuses.allSatisfy { $0 == nil })
         #expect(decoded.md5s == (try Self.oracle("h264-two-sample-descriptions.mp4.framemd5")))
-        // Each iteration reads the file afresh.
+        // The sequence read the reader's own samples: a new one reads nothing until a seek back.
         var count = 0
+        for try await _ in reader.samples { count += 1 }
+        #expect(count == 0)
+        try reader.seek(to: .zero, exactly: false)
         for try await _ in reader.samples { count += 1 }
         #expect(count == 48)
     }

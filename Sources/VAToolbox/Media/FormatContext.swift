@@ -39,6 +39,7 @@ final class FormatContext {
     ///
     /// | status | error | hint |
     /// |---|---|---|
+    /// | `AVERROR_INVALIDDATA`, an MP4/MOV cut short | ``VTError/sampleBufferInvalidMediaFormat`` | the file is truncated |
     /// | `AVERROR_INVALIDDATA` | ``VTError/sampleBufferInvalidMediaFormat`` | the containers VAToolbox reads |
     /// | `AVERROR(ENOENT)`, `AVERROR(ENOTDIR)` | ``VTError/sampleBufferDataFailed`` | check the path |
     /// | `AVERROR(EACCES)`, `AVERROR(EPERM)` | ``VTError/sampleBufferDataFailed`` | check the permissions |
@@ -48,6 +49,12 @@ final class FormatContext {
         let cause = FFmpegStatus.formatCause(status, "avformat_open_input")
         switch status {
         case CFFmpeg_AVERROR_INVALIDDATA():
+            if let cut = cutISOBaseMediaFile(path) {
+                return VTError.sampleBufferInvalidMediaFormat.with(
+                    "\(path) is truncated: \(cut)", cause: cause,
+                    hint: "the file was cut short (a download or a copy that stopped), and its moov box, which "
+                        + "indexes its samples, went with its end: read the whole file")
+            }
             return VTError.sampleBufferInvalidMediaFormat.with(
                 "\(path) is not a media file VAToolbox can read", cause: cause,
                 hint: "the file is not a video container VAToolbox reads (MP4/MOV, Matroska/WebM, MPEG-TS, IVF, "
@@ -65,6 +72,18 @@ final class FormatContext {
         default:
             return VTError.sampleBufferDataFailed.with("cannot open \(path)", cause: cause)
         }
+    }
+
+    /// What is known of an ISO base media file (MP4, MOV: it starts with an `ftyp` box) whose
+    /// top-level boxes run past its end: an MP4 cut short, which libavformat cannot open when its
+    /// `moov` box came after the cut; nil for any other file.
+    static func cutISOBaseMediaFile(_ path: String) -> MediaFileTruncation? {
+        guard let file = FileBytes(path: path), file.size > 0, file.read(at: 4, count: 4) == Array("ftyp".utf8),
+            let overrun = ContainerExtent.overrun(.isoBaseMedia, fileSize: file.size, read: file.read)
+        else { return nil }
+        return MediaFileTruncation(
+            fileSize: file.size, expectedSize: overrun.end, element: overrun.element, expectedSampleCount: nil,
+            completeSampleCount: nil, firstIncompleteSampleOffset: nil)
     }
 
     deinit {
@@ -87,5 +106,32 @@ final class PacketBuffer {
     deinit {
         var packet: UnsafeMutablePointer<AVPacket>? = pointer
         av_packet_free(&packet)
+    }
+}
+
+/// A file opened a second time through libavformat's I/O (`avio_open2`: every path and protocol
+/// libavformat opens), to read bytes at offsets without moving the demuxer's own context; closed
+/// (`avio_closep`) with the object.
+final class FileBytes {
+    private var context: UnsafeMutablePointer<AVIOContext>?
+
+    /// Opens `path` for reading; nil when it cannot be opened.
+    init?(path: String) {
+        guard avio_open2(&context, path, AVIO_FLAG_READ, nil, nil) >= 0, context != nil else { return nil }
+    }
+
+    deinit { avio_closep(&context) }
+
+    /// The file's size in bytes (`avio_size`); negative when libavformat cannot tell (a pipe).
+    var size: Int64 { context.map { avio_size($0) } ?? -1 }
+
+    /// The bytes at `offset`, up to `count` (fewer at the end of the file); nil when the file
+    /// cannot seek there or read.
+    func read(at offset: Int64, count: Int) -> [UInt8]? {
+        guard let context, count > 0, avio_seek(context, offset, SEEK_SET) == offset else { return nil }
+        var bytes = [UInt8](repeating: 0, count: count)
+        let read = bytes.withUnsafeMutableBufferPointer { avio_read(context, $0.baseAddress, Int32(count)) }
+        guard read > 0 else { return nil }
+        return Array(bytes.prefix(Int(read)))
     }
 }

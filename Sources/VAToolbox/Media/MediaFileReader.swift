@@ -1,4 +1,4 @@
-internal import CFFmpeg
+import Synchronization
 
 /// Reads a video track of a media file — MP4/MOV, Matroska/WebM, MPEG-TS, IVF, AV1 OBU
 /// streams, raw H.264/HEVC Annex B and MPEG-2 elementary streams — as format descriptions and
@@ -24,21 +24,26 @@ internal import CFFmpeg
 /// - **Damaged samples** are not thrown: one with data comes out flagged
 ///   ``SampleAttachments/damaged``, one that cannot be read is skipped, and both are listed in
 ///   ``damagedSamples``.
+/// - **Truncated files** (cut short) are read up to the cut, and ``truncation`` says so.
 ///
-/// Not thread-safe: read from one thread (it is `Sendable`-unavailable); ``samples`` is the
-/// `Sendable` way to hand a file to Swift concurrency.
-public final class MediaFileReader {
+/// Thread-safe, and `Sendable`: the reading state (libavformat's input, the samples read ahead,
+/// the seek position) sits behind a lock, so a reader can be handed to a task and read from
+/// several threads. Calls run one at a time, each sample going to one caller: two threads
+/// reading the same reader share its position, as two readers of one file descriptor do. The
+/// reads block the calling thread on file input; ``samples`` runs them on a dispatch queue for
+/// Swift concurrency, from where the reader stands.
+public final class MediaFileReader: Sendable {
     /// The codec of the track read.
     public let codecType: VideoCodecType
     /// The format of the first samples (a sample's own ``SampleBuffer/formatDescription`` is the
     /// one in force for it).
-    public private(set) var formatDescription: VideoFormatDescription
+    public let formatDescription: VideoFormatDescription
     /// The container's name as libavformat reports it, for example `"mov,mp4,m4a,3gp,3g2,mj2"`.
     public let containerName: String
     /// The track's time scale: time stamps are counted in 1/`timescale` seconds (for a raw
     /// H.264/HEVC stream, the time scale of its first frame duration: 25 at 25 frames per second,
     /// 30000 at 30000/1001).
-    public private(set) var timescale: Int32
+    public let timescale: Int32
     /// The file's path, as given.
     public let path: String
     /// Every video track of the file, in stream order.
@@ -49,48 +54,32 @@ public final class MediaFileReader {
     /// streams), which the ffmpeg CLI subtracts from every time stamp and adds to a `-ss` time;
     /// zero when libavformat knows none.
     public let startTime: MediaTime
-    /// The damaged samples met so far, in order (the first 1000; ``damagedSampleCount`` counts
-    /// them all).
-    public private(set) var damagedSamples: [DamagedSample] = []
-    /// How many damaged samples the reader met so far.
-    public private(set) var damagedSampleCount = 0
-
-    /// The most damaged samples ``damagedSamples`` keeps.
-    static let damagedSampleLimit = 1000
-    /// Reads that may fail in a row before the reader takes the track as ended.
-    static let consecutiveReadFailureLimit = 16
-    /// Packets held back while looking for in-band parameter sets, before giving up.
-    static let heldPacketLimit = 600
-
-    private let input: FormatContext
-    private let packetBuffer: PacketBuffer
-    /// What libavformat logs for this file: quoted in the reader's errors.
-    private let log: LibavLogCapture
-    private var packet: UnsafeMutablePointer<AVPacket> { packetBuffer.pointer }
-    private let streamIndex: Int32
-    private let timeBase: AVRational
-    private let support: any CodecSupport
-    /// The container's parameters of the stream, for descriptions from new extradata.
-    private let parameters: StreamParameters
-    /// The description in force for the next sample.
-    private var current: VideoFormatDescription
-    /// For Annex B containers: the parser the packets go through.
-    private var annexBParser: ElementaryStreamParser?
-    /// For raw H.264/HEVC streams (whose packets have no time stamps): what stamps the samples.
-    private var timeStamper: AnnexBTimeStamper?
     /// The frame rate given for raw streams that state none (the `frameRate` of
     /// ``init(path:track:frameRate:)``); ``track`` has the rate in force.
     public let assumedFrameRate: FrameRate?
-    /// Samples read and not yet returned.
-    private var queued: [SampleBuffer] = []
-    private var queuedIndex = 0
-    /// Packets of the track met (read or failed), the number of the next one.
-    private var packetNumber = 0
-    /// After ``seek(to:exactly:)``: samples presented before this time are not displayed.
-    private var hideBefore: MediaTime?
-    /// After ``seek(to:exactly:)``: the next sample resets the decoder.
-    private var resetsDecoder = false
-    private var ended = false
+
+    /// The reading state; every read, seek and look at the damage found runs under its lock.
+    private let demuxer: Mutex<Demuxer>
+
+    /// The damaged samples met so far, in order (the first 1000; ``damagedSampleCount`` counts
+    /// them all).
+    public var damagedSamples: [DamagedSample] { demuxer.withLock { $0.damagedSamples } }
+
+    /// How many damaged samples the reader met so far.
+    public var damagedSampleCount: Int { demuxer.withLock { $0.damagedSampleCount } }
+
+    /// How the file ends before its container says it should (a download or copy cut short:
+    /// ffmpeg's `partial file`); nil for a file that ends where its container says.
+    ///
+    /// Known when the reader opens where the container states its own extent: the sample table
+    /// of an MP4/MOV track places samples past the end of the file (then it counts the samples
+    /// wholly in the file), or a top-level element runs past it (a Matroska or WebM `Segment`, a
+    /// fragmented MP4's boxes). Otherwise known once a read meets a sample the end of the file
+    /// cuts through (an IVF frame, for example), which then comes out flagged
+    /// ``SampleAttachments/damaged`` and listed in ``damagedSamples``. A file cut between samples
+    /// whose container states no extent (MPEG-TS, IVF, a raw stream) shows nothing to tell by, and
+    /// is read as a shorter file, as the ffmpeg CLI reads it.
+    public var truncation: MediaFileTruncation? { demuxer.withLock { $0.truncation } }
 
     /// Opens a file and finds its video track.
     ///
@@ -106,101 +95,23 @@ public final class MediaFileReader {
     ///   missing file, permission denied; the ``VTError/cause`` is `avformat_open_input`'s status
     ///   with the system's message, the ``VTError/hint`` what to check);
     ///   ``VTError/sampleBufferInvalidMediaFormat`` when it is not a container libavformat knows
-    ///   (with the cause and a hint naming the containers VAToolbox reads) or has no video track; ``VTError/parameter`` when `track` is
-    ///   not a video track of the file; ``VTError/couldNotFindVideoDecoder`` when the video is in
-    ///   a codec VAToolbox does not decode; ``VTError/formatDescriptionInvalidParameter`` when its
-    ///   decoder configuration is malformed, or lacks parameter sets no sample carries.
+    ///   (with the cause and a hint naming the containers VAToolbox reads) or has no video track;
+    ///   ``VTError/parameter`` when `track` is not a video track of the file;
+    ///   ``VTError/couldNotFindVideoDecoder`` when the video is in a codec VAToolbox does not
+    ///   decode; ``VTError/formatDescriptionInvalidParameter`` when its decoder configuration is
+    ///   malformed, or lacks parameter sets no sample carries.
     public init(path: String, track: Int? = nil, frameRate: FrameRate? = nil) throws(VTError) {
-        let requested = track
-        let log = LibavLogCapture(.mediaFileReader, defaultLabel: path)
-        // Both are released, closing the file, whenever a throw below ends the initialiser.
-        // The raw demuxers' `framerate` is what `ffmpeg -framerate` sets: the rate libavformat
-        // assumes (and reports) for a stream that states none.
-        let input = try FormatContext(
-            path: path, log: log, options: frameRate.map { ["framerate": $0.description] } ?? [:])
-        assumedFrameRate = frameRate
-        let packetBuffer = try PacketBuffer()
-        let context = input.pointer
-        self.path = path
-        containerName = context.pointee.iformat.map { String(cString: $0.pointee.name) } ?? "unknown"
-        guard log.whileCalling({ Self.findStreamInfo(context) }) >= 0 else {
-            throw VTError.sampleBufferInvalidMediaFormat.with("\(path): libavformat could not read its streams")
-                .quoting(log.explanation(since: 0))
-        }
-        let best = log.whileCalling { av_find_best_stream(context, AVMEDIA_TYPE_VIDEO, -1, -1, nil, 0) }
-        var tracks: [MediaTrack] = []
-        for index in 0..<Int(context.pointee.nb_streams) {
-            guard let stream = context.pointee.streams[index],
-                stream.pointee.codecpar.pointee.codec_type == AVMEDIA_TYPE_VIDEO
-            else { continue }
-            tracks.append(MediaTrack(stream: stream, in: context, isDefault: index == Int(best)))
-        }
-        videoTracks = tracks
-        let chosen: MediaTrack
-        if let requested {
-            guard let found = tracks.first(where: { $0.index == requested }) else {
-                let list = tracks.map { String($0.index) }.joined(separator: ", ")
-                throw VTError.parameter.with(
-                    "\(path) has no video track \(requested); its video tracks are \(list.isEmpty ? "none" : list)")
-            }
-            chosen = found
-        } else {
-            guard best >= 0, let found = tracks.first(where: { $0.index == Int(best) }) else {
-                throw VTError.sampleBufferInvalidMediaFormat.with("\(path) has no video track")
-            }
-            chosen = found
-        }
-        self.track = chosen
-        guard let stream = context.pointee.streams[chosen.index] else {
-            throw VTError.sampleBufferInvalidMediaFormat.with("\(path) has no video track")
-        }
-        // Read only the chosen track.
-        for index in 0..<Int(context.pointee.nb_streams) where index != chosen.index {
-            context.pointee.streams[index]?.pointee.discard = AVDISCARD_ALL
-        }
-        streamIndex = Int32(chosen.index)
-        timeBase = stream.pointee.time_base
-        timescale = timeBase.num == 1 && timeBase.den > 0 ? timeBase.den : 90000
-        let start = context.pointee.start_time
-        startTime =
-            start == CFFmpeg_AV_NOPTS_VALUE() ? .zero : MediaTime(value: start, timescale: 1_000_000)
-        let codecParameters = stream.pointee.codecpar.pointee
-        guard let support = CodecRegistry.support(forLibavcodecID: codecParameters.codec_id) else {
-            throw VTError.couldNotFindVideoDecoder.with(
-                "the video of \(path) is \(chosen.codecName); VAToolbox decodes \(CodecRegistry.names)")
-        }
-        self.support = support
-        codecType = support.codecType
-        parameters = StreamParameters(codecParameters, containerAspectRatio: stream.pointee.sample_aspect_ratio)
-        self.input = input
-        self.log = log
-        self.packetBuffer = packetBuffer
-        let missingParameterSets = support.inBandParameterSets?.lengthSizeOfIncompleteRecord(
-            parameters.configurationRecord)
-        let described = missingParameterSets == nil ? try support.formatDescription(container: parameters) : nil
-        formatDescription = described ?? Self.placeholder
-        current = formatDescription
-        if let lengthSize = missingParameterSets {
-            formatDescription = try describeFromInBandParameterSets(lengthSize: lengthSize)
-        } else if described == nil {
-            // H.264/HEVC as Annex B: the stream's own parameter sets describe it.
-            annexBParser = ElementaryStreamParser(codec: codecType)
-            // libavformat's raw H.264/HEVC demuxers ("h264", "hevc") give packets without time
-            // stamps; MPEG-TS has its own.
-            if ["h264", "hevc"].contains(containerName) {
-                timeStamper = AnnexBTimeStamper(codec: codecType, assumedFrameDuration: frameRate?.frameDuration)
-            }
-            // The first samples carry the first description; read until there is one.
-            while queued.isEmpty {
-                guard try readIntoQueue() else {
-                    throw VTError.sampleBufferInvalidMediaFormat.with(
-                        "\(path) has no decodable \(codecType.name) access unit")
-                }
-            }
-            formatDescription = queued[0].formatDescription
-            if let timeStamper { timescale = timeStamper.frameDuration(of: formatDescription).timescale }
-        }
-        current = formatDescription
+        let demuxer = try Demuxer(path: path, track: track, frameRate: frameRate)
+        codecType = demuxer.codecType
+        formatDescription = demuxer.formatDescription
+        containerName = demuxer.containerName
+        timescale = demuxer.timescale
+        self.path = demuxer.path
+        videoTracks = demuxer.videoTracks
+        self.track = demuxer.track
+        startTime = demuxer.startTime
+        assumedFrameRate = demuxer.assumedFrameRate
+        self.demuxer = Mutex(demuxer)
     }
 
     /// The next sample in decode order, or nil at the end of the track.
@@ -209,20 +120,14 @@ public final class MediaFileReader {
     ///
     /// - Throws: ``VTError/allocationFailed`` when memory runs out.
     public func nextSample() throws(VTError) -> SampleBuffer? {
-        while queuedIndex == queued.count {
-            queued.removeAll(keepingCapacity: true)
-            queuedIndex = 0
-            guard try readIntoQueue() else { return nil }
-        }
-        defer { queuedIndex += 1 }
-        return queued[queuedIndex]
+        try demuxer.withLock { (demuxer: inout Demuxer) throws(VTError) in try demuxer.nextSample() }
     }
 
     /// Reads every remaining sample.
+    ///
+    /// - Throws: ``VTError/allocationFailed`` when memory runs out.
     public func readAllSamples() throws(VTError) -> [SampleBuffer] {
-        var samples: [SampleBuffer] = []
-        while let sample = try nextSample() { samples.append(sample) }
-        return samples
+        try demuxer.withLock { (demuxer: inout Demuxer) throws(VTError) in try demuxer.readAllSamples() }
     }
 
     /// Moves to the sync sample at or before `time`, so that the next sample read is that sync
@@ -235,7 +140,9 @@ public final class MediaFileReader {
     /// access for the cost of decoding from the sync sample, as the ffmpeg CLI's `-ss` does.
     /// A raw H.264/HEVC stream, whose time stamps exist only as it is read in order, is read
     /// again from its start up to `time` (holding the samples from the last sync sample); so is a
-    /// container where libavformat's seek leaves no sample to read.
+    /// container where libavformat's seek leaves no sample to read, or lands on a sample that is
+    /// not a sync sample (MPEG-TS, which has no index: libavformat finds the packet nearest the
+    /// time, key frame or not).
     ///
     /// Out of range, the seek throws rather than leaving a reader that shows nothing:
     /// - **Before the start**: a negative time (earlier than ``startTime`` too, for a file whose
@@ -261,362 +168,7 @@ public final class MediaFileReader {
     ///   ``VTError/sampleBufferDataFailed`` when libavformat cannot seek in the file;
     ///   ``VTError/allocationFailed`` when memory runs out.
     public func seek(to time: MediaTime, exactly: Bool = true) throws(VTError) {
-        guard time.isNumeric else { throw VTError.parameter.with("seek(to:) needs a numeric time") }
-        guard time >= .zero || time >= startTime else {
-            throw VTError.parameter.with(
-                "cannot seek to \(time.seconds) s in \(path): the time is before the start of the track",
-                hint: "seek to a time at or after \(max(startTime, .zero).seconds) s")
+        try demuxer.withLock { (demuxer: inout Demuxer) throws(VTError) in try demuxer.seek(to: time, exactly: exactly)
         }
-        var ahead: ReadAhead
-        if timeStamper != nil {
-            try seekInRawStream(to: time, exactly: exactly)
-            ahead = try readAhead(past: time)
-        } else {
-            try seekInContainer(to: time, exactly: exactly)
-            ahead = try readAhead(past: time)
-            // libavformat's seek can leave nothing to read (seen on a small MPEG-TS file, whose
-            // every seek read no sample): then the file is read from its start, as a raw stream is.
-            if case .pastTheEnd(lastEnd: nil) = ahead {
-                try seekInRawStream(to: time, exactly: exactly)
-                ahead = try readAhead(past: time)
-            }
-        }
-        guard case .pastTheEnd(let lastEnd) = ahead else { return }
-        // The reader stands at the end.
-        queued.removeAll()
-        queuedIndex = 0
-        ended = true
-        let last = lastEnd.map { " (its last sample ends at \($0.seconds) s)" } ?? ""
-        throw VTError.sampleBufferSampleIndexOutOfRange.with(
-            "cannot seek to \(time.seconds) s in \(path): the time is past the end of the track\(last)",
-            hint: "seek to a time before the end of the track")
-    }
-
-    /// ``seek(to:exactly:)`` in a container: libavformat moves to the sync sample at or before
-    /// `time` (`av_seek_frame` with `AVSEEK_FLAG_BACKWARD`).
-    private func seekInContainer(to time: MediaTime, exactly: Bool) throws(VTError) {
-        guard
-            let target = Int64(
-                exactly: (time.seconds * Double(timeBase.den) / Double(max(1, timeBase.num))).rounded(.down))
-        else { throw VTError.parameter.with("seek(to:): \(time.seconds) s is past any time stamp the file can hold") }
-        let status = av_seek_frame(input.pointer, streamIndex, target, AVSEEK_FLAG_BACKWARD)
-        guard status >= 0 else {
-            throw VTError.sampleBufferDataFailed.with(
-                "cannot seek to \(time.seconds) s in \(path): \(FFmpegStatus.message(status))")
-        }
-        queued.removeAll()
-        queuedIndex = 0
-        ended = false
-        if annexBParser != nil { annexBParser = ElementaryStreamParser(codec: codecType) }
-        hideBefore = exactly ? time : nil
-        resetsDecoder = true
-    }
-
-    /// What reading on after a move found.
-    private enum ReadAhead {
-        /// A queued sample is presented at or after the time, or lasts past it.
-        case found
-        /// The track ended first; `lastEnd` is when the last timed sample read ends (nil when
-        /// none was read).
-        case pastTheEnd(lastEnd: MediaTime?)
-    }
-
-    /// After a move: reads on (into the queue) until a sample is presented at or after `time`, or
-    /// lasts past it.
-    private func readAhead(past time: MediaTime) throws(VTError) -> ReadAhead {
-        var index = queuedIndex
-        var end: MediaTime?
-        while true {
-            while index < queued.count {
-                let sample = queued[index]
-                index += 1
-                let start = sample.presentationTimeStamp
-                guard start.isNumeric else { continue }
-                let finish = sample.duration.isNumeric ? start + sample.duration : start
-                if start >= time || finish > time { return .found }
-                if end.map({ finish > $0 }) ?? true { end = finish }
-            }
-            guard try readIntoQueue() else { return .pastTheEnd(lastEnd: end) }
-        }
-    }
-
-    /// ``seek(to:exactly:)`` in a raw stream, whose time stamps exist only as its samples are
-    /// read in order (or in a container where libavformat's seek found nothing): reads from the
-    /// start, keeping the samples from the last sync sample presented at or before `time`.
-    private func seekInRawStream(to time: MediaTime, exactly: Bool) throws(VTError) {
-        let status = av_seek_frame(input.pointer, streamIndex, 0, AVSEEK_FLAG_BYTE)
-        guard status >= 0 else {
-            throw VTError.sampleBufferDataFailed.with(
-                "cannot go back to the start of \(path): \(FFmpegStatus.message(status))")
-        }
-        queued.removeAll()
-        queuedIndex = 0
-        ended = false
-        packetNumber = 0
-        if annexBParser != nil { annexBParser = ElementaryStreamParser(codec: codecType) }
-        if timeStamper != nil {
-            timeStamper = AnnexBTimeStamper(codec: codecType, assumedFrameDuration: assumedFrameRate?.frameDuration)
-        }
-        hideBefore = exactly ? time : nil
-        resetsDecoder = false
-        var kept: [SampleBuffer] = []
-        scan: while true {
-            while queuedIndex < queued.count {
-                let sample = queued[queuedIndex]
-                if sample.isSync {
-                    if !kept.isEmpty && sample.presentationTimeStamp > time { break scan }
-                    kept = [sample]
-                } else if !kept.isEmpty {
-                    kept.append(sample)
-                }
-                queuedIndex += 1
-            }
-            queued.removeAll(keepingCapacity: true)
-            queuedIndex = 0
-            guard try readIntoQueue() else { break }
-        }
-        if !kept.isEmpty { kept[0].attachments.insert(.resetDecoderBeforeDecoding) }
-        queued = kept + queued[queuedIndex...]
-        queuedIndex = 0
-    }
-
-    // MARK: - Reading
-
-    /// Reads the next packet of the track into the queue (none, one or more samples); false at
-    /// the end of the track.
-    private func readIntoQueue() throws(VTError) -> Bool {
-        guard !ended else { return false }
-        guard try readPacket() else {
-            ended = true
-            // The parser and the stamper are changed where they are stored: a copy would share
-            // their buffers and copy them.
-            if let samples = annexBParser?.finish() {
-                if timeStamper != nil {
-                    var stamped = samples.flatMap { timeStamper?.stamp($0) ?? [] }
-                    stamped += timeStamper?.finish() ?? []
-                    queue(stamped, corrupt: false)
-                } else {
-                    queue(samples, corrupt: false)
-                }
-            }
-            return !queued.isEmpty
-        }
-        defer { av_packet_unref(packet) }
-        let number = packetNumber
-        packetNumber += 1
-        let timing = timing(of: packet)
-        let corrupt = packet.pointee.flags & AV_PKT_FLAG_CORRUPT != 0
-        guard packet.pointee.size > 0, let bytes = packet.pointee.data else {
-            noteDamage(number: number, timing: timing, reason: "the sample is empty", skipped: true)
-            return true
-        }
-        let data = Array(UnsafeBufferPointer(start: bytes, count: Int(packet.pointee.size)))
-        if corrupt {
-            noteDamage(number: number, timing: timing, reason: "the container marks the sample corrupt", skipped: false)
-        }
-        if var samples = annexBParser?.parse(data) {
-            // One packet is one access unit: end it at the packet's end.
-            samples += annexBParser?.finish() ?? []
-            if samples.count == 1 {
-                if timeStamper == nil { samples[0].timing = timing }
-                samples[0].attachments.formUnion(attachments(of: packet))
-            }
-            if timeStamper != nil {
-                if corrupt { for index in samples.indices { samples[index].attachments.insert(.damaged) } }
-                samples = samples.flatMap { timeStamper?.stamp($0) ?? [] }
-                queue(samples, corrupt: false)
-            } else {
-                queue(samples, corrupt: corrupt)
-            }
-            return true
-        }
-        followNewExtradata()
-        queue(sample(data, number: number, timing: timing, attachments: attachments(of: packet)), corrupt: corrupt)
-        return true
-    }
-
-    /// Reads the next packet of the track into `packet`; false at the end. A failed read that
-    /// libavformat can go on past (a sample past the end of a cut file) is noted as a skipped
-    /// damaged sample; after ``consecutiveReadFailureLimit`` in a row the track is taken as ended.
-    private func readPacket() throws(VTError) -> Bool {
-        var failures = 0
-        while true {
-            let mark = log.mark
-            let status = log.whileCalling { av_read_frame(input.pointer, packet) }
-            if FFmpegStatus.isEndOfFile(status) { return false }
-            if status == CFFmpeg_AVERROR(ENOMEM) { throw VTError.allocationFailed.with("reading \(path)") }
-            guard status >= 0 else {
-                failures += 1
-                noteDamage(
-                    number: packetNumber, timing: .invalid,
-                    reason: VTError.sampleBufferDataFailed.with(
-                        "reading the file failed: \(FFmpegStatus.message(status))"
-                    ).quoting(log.explanation(since: mark)).reason, skipped: true)
-                packetNumber += 1
-                if failures >= Self.consecutiveReadFailureLimit { return false }
-                continue
-            }
-            if packet.pointee.stream_index == streamIndex { return true }
-            av_packet_unref(packet)
-        }
-    }
-
-    /// A packet's data as a sample of the current description: flagged damaged, with its bytes
-    /// as they are, when its framing is wrong (the decoder meets it as the ffmpeg CLI's does).
-    private func sample(
-        _ data: [UInt8], number: Int, timing: SampleTimingInfo, attachments: SampleAttachments
-    ) -> SampleBuffer {
-        do throws(VTError) {
-            return try SampleBuffer(data: data, formatDescription: current, timing: timing, attachments: attachments)
-        } catch {
-            noteDamage(number: number, timing: timing, reason: error.reason, skipped: false)
-            var damaged = SampleBuffer(damagedData: data, formatDescription: current, timing: timing)
-            damaged.attachments.formUnion(attachments)
-            return damaged
-        }
-    }
-
-    /// Queues samples, applying a pending seek's attachments and the corrupt flag.
-    private func queue(_ samples: [SampleBuffer], corrupt: Bool) {
-        for var sample in samples {
-            if corrupt { sample.attachments.insert(.damaged) }
-            if resetsDecoder {
-                sample.attachments.insert(.resetDecoderBeforeDecoding)
-                resetsDecoder = false
-            }
-            if let hideBefore, sample.presentationTimeStamp.isNumeric, sample.presentationTimeStamp < hideBefore {
-                sample.attachments.insert(.doNotDisplay)
-            }
-            queued.append(sample)
-        }
-    }
-
-    private func queue(_ sample: SampleBuffer, corrupt: Bool) { queue([sample], corrupt: corrupt) }
-
-    /// A new sample description starts at this packet (libavformat's `AV_PKT_DATA_NEW_EXTRADATA`:
-    /// an MP4 track with several `stsd` entries): the samples from here on carry a description
-    /// made from it. A record that describes nothing leaves the current description in force.
-    private func followNewExtradata() {
-        var size = 0
-        guard let extradata = av_packet_get_side_data(packet, AV_PKT_DATA_NEW_EXTRADATA, &size), size > 0 else {
-            return
-        }
-        var changed = parameters
-        changed.configurationRecord = Array(UnsafeBufferPointer(start: extradata, count: size))
-        if let described = try? support.formatDescription(container: changed) { current = described }
-    }
-
-    /// Notes a damaged sample.
-    private func noteDamage(number: Int, timing: SampleTimingInfo, reason: String, skipped: Bool) {
-        damagedSampleCount += 1
-        guard damagedSamples.count < Self.damagedSampleLimit else { return }
-        damagedSamples.append(
-            DamagedSample(
-                number: number, decodeTimeStamp: timing.decodeTimeStamp,
-                presentationTimeStamp: timing.presentationTimeStamp, reason: reason, isSkipped: skipped))
-    }
-
-    // MARK: - In-band parameter sets
-
-    /// Reads packets until their parameter sets, with the record's, describe the stream; the
-    /// packets read come out as the first samples.
-    private func describeFromInBandParameterSets(lengthSize: Int) throws(VTError) -> VideoFormatDescription {
-        guard let rules = support.inBandParameterSets else { return Self.placeholder }
-        var held: [(data: [UInt8], number: Int, timing: SampleTimingInfo, attachments: SampleAttachments)] = []
-        var found: [[UInt8]] = rules.parameterSets(inRecord: parameters.configurationRecord)
-        var described: VideoFormatDescription?
-        while described == nil {
-            guard held.count < Self.heldPacketLimit, try readPacket() else {
-                throw VTError.formatDescriptionInvalidParameter.with(
-                    "the \(rules.recordName) record of \(path) lacks parameter sets, and "
-                        + "the first \(held.count) samples carry none")
-            }
-            defer { av_packet_unref(packet) }
-            guard packet.pointee.size > 0, let bytes = packet.pointee.data else { continue }
-            let data = Array(UnsafeBufferPointer(start: bytes, count: Int(packet.pointee.size)))
-            var attachments = attachments(of: packet)
-            if packet.pointee.flags & AV_PKT_FLAG_CORRUPT != 0 { attachments.insert(.damaged) }
-            held.append((data, packetNumber, timing(of: packet), attachments))
-            packetNumber += 1
-            let units = ((try? AVCC.split(data[...], lengthSize: lengthSize)) ?? [])
-                .compactMap { try? NALUnit($0, codec: codecType) }
-            for unit in units where unit.isParameterSet && !found.contains(Array(unit.bytes)) {
-                found.append(Array(unit.bytes))
-            }
-            described = rules.formatDescription(parameterSets: found, nalUnitHeaderLength: lengthSize)
-        }
-        guard let described else { return Self.placeholder }
-        current = described
-        for packet in held {
-            var made = sample(packet.data, number: packet.number, timing: packet.timing, attachments: [])
-            made.attachments.formUnion(packet.attachments)
-            queue(made, corrupt: false)
-        }
-        return described
-    }
-
-    // MARK: - Packets
-
-    /// A packet's flags as sample attachments: not a key frame is `notSync`; a packet outside the
-    /// track's edit list (libavformat's `AV_PKT_FLAG_DISCARD`: decoded for the pictures that refer
-    /// to it, never shown) is `doNotDisplay`.
-    private func attachments(of packet: UnsafeMutablePointer<AVPacket>) -> SampleAttachments {
-        var attachments: SampleAttachments = []
-        if packet.pointee.flags & AV_PKT_FLAG_KEY == 0 { attachments.insert(.notSync) }
-        if packet.pointee.flags & AV_PKT_FLAG_DISCARD != 0 { attachments.insert(.doNotDisplay) }
-        return attachments
-    }
-
-    /// A packet's time stamps as sample timing in the track's time scale.
-    private func timing(of packet: UnsafeMutablePointer<AVPacket>) -> SampleTimingInfo {
-        SampleTimingInfo(
-            duration: time(packet.pointee.duration == 0 ? CFFmpeg_AV_NOPTS_VALUE() : packet.pointee.duration),
-            presentationTimeStamp: time(packet.pointee.pts), decodeTimeStamp: time(packet.pointee.dts))
-    }
-
-    private func time(_ value: Int64) -> MediaTime {
-        guard value != CFFmpeg_AV_NOPTS_VALUE() else { return .invalid }
-        if timeBase.num == 1 { return MediaTime(value: value, timescale: timeBase.den) }
-        return MediaTime(value: value, timescale: timeBase.den).multiplied(by: timeBase.num)
-    }
-
-    /// A stand-in until the stream's own parameter sets describe it (never seen by callers).
-    private static var placeholder: VideoFormatDescription {
-        VideoFormatDescription(
-            codecType: .h264, parameterSets: [], nalUnitHeaderLength: 4,
-            codedDimensions: VideoDimensions(width: 0, height: 0),
-            cleanAperture: CleanAperture(left: 0, top: 0, width: 0, height: 0),
-            stream: StreamProperties(
-                profileName: "", profileIdc: 0, levelIdc: 0, highTier: false, chromaFormatIdc: 1, bitDepthLuma: 8,
-                bitDepthChroma: 8, maxNumReorderFrames: 0, maxDecFrameBuffering: 1, mayBeInterlaced: false,
-                frameDuration: nil),
-            extensions: FormatDescriptionExtensions())
-    }
-}
-
-/// `MediaFileReader` holds libavformat state for one reading thread.
-@available(*, unavailable)
-extension MediaFileReader: Sendable {}
-
-extension MediaFileReader {
-    /// `avformat_find_stream_info`, with libavcodec's probing decoders held to the largest
-    /// picture a session decodes by default (``PictureLimits``): a stream whose header declares
-    /// 12288×12288 is refused by the session before it decodes, and must not cost the probe
-    /// half a gigabyte either (libavformat decodes a VP9 key frame to learn its pixel format).
-    /// A size the probe refused is put back as the container stated it (libavcodec's
-    /// `ff_set_dimensions` zeroes it), so that the session names it in its error.
-    fileprivate static func findStreamInfo(_ context: UnsafeMutablePointer<AVFormatContext>) -> Int32 {
-        let limit = VideoCodecType.decodable.map(PictureLimits.defaultMaximumPixels(for:)).max() ?? 8192 * 8192
-        let streams = UnsafeBufferPointer(start: context.pointee.streams, count: Int(context.pointee.nb_streams))
-        let stated = streams.map { $0.map { ($0.pointee.codecpar.pointee.width, $0.pointee.codecpar.pointee.height) } }
-        var options = [OpaquePointer?](repeating: nil, count: streams.count)
-        for index in options.indices { av_dict_set(&options[index], "max_pixels", "\(limit)", 0) }
-        defer { for index in options.indices { av_dict_free(&options[index]) } }
-        let status = options.withUnsafeMutableBufferPointer { avformat_find_stream_info(context, $0.baseAddress) }
-        for (stream, size) in zip(streams, stated) {
-            guard let parameters = stream?.pointee.codecpar, let size, parameters.pointee.width == 0 else { continue }
-            (parameters.pointee.width, parameters.pointee.height) = size
-        }
-        return status
     }
 }

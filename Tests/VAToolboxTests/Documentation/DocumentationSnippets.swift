@@ -85,6 +85,7 @@ private func gettingStartedFrames() async throws {
     func show(_ image: PixelBuffer, at time: MediaTime) {}
     // snippet: Docs/GettingStarted.md 3
     let reader = try MediaFileReader(path: "movie.mp4", track: 1)
+    try reader.seek(to: MediaTime(seconds: 10, preferredTimescale: 1000))
     for try await frame in DecompressionSession.frames(
         decoding: reader.samples, formatDescription: reader.formatDescription)
     {

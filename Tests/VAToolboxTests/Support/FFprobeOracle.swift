@@ -12,11 +12,27 @@ struct FFprobeOracle: Sendable {
     let stream: [String: String]
     /// Each packet's flags (`K` marks a key frame) in stream order.
     let packetFlags: [String]
+    /// Each packet's presentation time stamp in the stream's time base (``timeBase``), in stream
+    /// order; nil where ffprobe says none.
+    let packetPresentationTimes: [Int64?]
+    /// Each packet's byte position in the file (`pos`), in stream order; nil where ffprobe says
+    /// none.
+    let packetPositions: [Int64?]
+    /// Each packet's size in bytes, in stream order.
+    let packetSizes: [Int?]
     /// Each decoded frame's size, in output order (committed fixture oracles only).
     let frameSizes: [VideoDimensions]
 
     /// The number of packets: for a raw H.264/HEVC stream, one per access unit.
     var packetCount: Int { packetFlags.count }
+    /// The stream's time base (`time_base`, for example 1/12800) as a time of one unit; nil when
+    /// ffprobe gives none.
+    var timeBase: MediaTime? {
+        guard let parts = stream["time_base"]?.split(separator: "/").compactMap({ Int64($0) }), parts.count == 2,
+            let denominator = Int32(exactly: parts[1])
+        else { return nil }
+        return MediaTime(value: parts[0], timescale: denominator)
+    }
     /// The indices of the key-frame packets.
     var keyPacketIndices: [Int] { packetFlags.indices.filter { packetFlags[$0].contains("K") } }
 
@@ -65,7 +81,10 @@ struct FFprobeOracle: Sendable {
             VideoDimensions(width: Int32(($0["width"] as? Int) ?? 0), height: Int32(($0["height"] as? Int) ?? 0))
         }
         return FFprobeOracle(
-            stream: fields, packetFlags: packets.map { ($0["flags"] as? String) ?? "" }, frameSizes: sizes)
+            stream: fields, packetFlags: packets.map { ($0["flags"] as? String) ?? "" },
+            packetPresentationTimes: packets.map { ($0["pts"] as? Int).map(Int64.init) },
+            packetPositions: packets.map { ($0["pos"] as? String).flatMap { Int64($0) } },
+            packetSizes: packets.map { ($0["size"] as? String).flatMap { Int($0) } }, frameSizes: sizes)
     }
 
     enum OracleError: Error { case malformed }

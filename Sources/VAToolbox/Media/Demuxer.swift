@@ -1,0 +1,646 @@
+internal import CFFmpeg
+
+/// The reading state behind a ``MediaFileReader``: the libavformat input of one file, the track
+/// read, and what turns its packets into samples (queue, Annex B parser, time stamper, seek
+/// state, damage and truncation records).
+///
+/// Not thread-safe: the reader keeps it in a `Mutex`, and every call runs under that lock.
+final class Demuxer {
+    /// The codec of the track read.
+    let codecType: VideoCodecType
+    /// The format of the first samples (a sample's own ``SampleBuffer/formatDescription`` is the
+    /// one in force for it).
+    private(set) var formatDescription: VideoFormatDescription
+    /// The container's name as libavformat reports it, for example `"mov,mp4,m4a,3gp,3g2,mj2"`.
+    let containerName: String
+    /// The track's time scale: time stamps are counted in 1/`timescale` seconds (for a raw
+    /// H.264/HEVC stream, the time scale of its first frame duration: 25 at 25 frames per second,
+    /// 30000 at 30000/1001).
+    private(set) var timescale: Int32
+    /// The file's path, as given.
+    let path: String
+    /// Every video track of the file, in stream order.
+    let videoTracks: [MediaTrack]
+    /// The track read.
+    let track: MediaTrack
+    /// The file's start time (libavformat's `start_time`: the earliest presentation time of its
+    /// streams), which the ffmpeg CLI subtracts from every time stamp and adds to a `-ss` time;
+    /// zero when libavformat knows none.
+    let startTime: MediaTime
+    /// The damaged samples met so far, in order (the first 1000; ``damagedSampleCount`` counts
+    /// them all).
+    private(set) var damagedSamples: [DamagedSample] = []
+    /// How many damaged samples the reader met so far.
+    private(set) var damagedSampleCount = 0
+    /// The number of the last damaged sample noted.
+    private var lastDamagedNumber: Int?
+    /// How the file ends before its container says it should; nil while nothing says so.
+    private(set) var truncation: MediaFileTruncation?
+
+    /// The most damaged samples ``damagedSamples`` keeps.
+    static let damagedSampleLimit = 1000
+    /// Reads that may fail in a row before the reader takes the track as ended.
+    static let consecutiveReadFailureLimit = 16
+    /// Packets held back while looking for in-band parameter sets, before giving up.
+    static let heldPacketLimit = 600
+
+    private let input: FormatContext
+    private let packetBuffer: PacketBuffer
+    /// What libavformat logs for this file: quoted in the reader's errors.
+    private let log: LibavLogCapture
+    private var packet: UnsafeMutablePointer<AVPacket> { packetBuffer.pointer }
+    private let streamIndex: Int32
+    private let timeBase: AVRational
+    private let support: any CodecSupport
+    /// The container's parameters of the stream, for descriptions from new extradata.
+    private let parameters: StreamParameters
+    /// The description in force for the next sample.
+    private var current: VideoFormatDescription
+    /// For Annex B containers: the parser the packets go through.
+    private var annexBParser: ElementaryStreamParser?
+    /// For raw H.264/HEVC streams (whose packets have no time stamps): what stamps the samples.
+    private var timeStamper: AnnexBTimeStamper?
+    /// The frame rate given for raw streams that state none (the `frameRate` of
+    /// ``init(path:track:frameRate:)``); ``track`` has the rate in force.
+    let assumedFrameRate: FrameRate?
+    /// Samples read and not yet returned.
+    private var queued: [SampleBuffer] = []
+    private var queuedIndex = 0
+    /// Packets of the track met (read or failed), the number of the next one.
+    private var packetNumber = 0
+    /// After ``seek(to:exactly:)``: samples presented before this time are not displayed.
+    private var hideBefore: MediaTime?
+    /// After ``seek(to:exactly:)``: the next sample resets the decoder.
+    private var resetsDecoder = false
+    private var ended = false
+
+    /// Opens a file and finds its video track (see ``MediaFileReader/init(path:track:frameRate:)``).
+    init(path: String, track: Int? = nil, frameRate: FrameRate? = nil) throws(VTError) {
+        let requested = track
+        let log = LibavLogCapture(.mediaFileReader, defaultLabel: path)
+        // Both are released, closing the file, whenever a throw below ends the initialiser.
+        // The raw demuxers' `framerate` is what `ffmpeg -framerate` sets: the rate libavformat
+        // assumes (and reports) for a stream that states none.
+        let input = try FormatContext(
+            path: path, log: log, options: frameRate.map { ["framerate": $0.description] } ?? [:])
+        assumedFrameRate = frameRate
+        let packetBuffer = try PacketBuffer()
+        let context = input.pointer
+        self.path = path
+        containerName = context.pointee.iformat.map { String(cString: $0.pointee.name) } ?? "unknown"
+        guard log.whileCalling({ Self.findStreamInfo(context) }) >= 0 else {
+            throw VTError.sampleBufferInvalidMediaFormat.with("\(path): libavformat could not read its streams")
+                .quoting(log.explanation(since: 0))
+        }
+        let best = log.whileCalling { av_find_best_stream(context, AVMEDIA_TYPE_VIDEO, -1, -1, nil, 0) }
+        var tracks: [MediaTrack] = []
+        for index in 0..<Int(context.pointee.nb_streams) {
+            guard let stream = context.pointee.streams[index],
+                stream.pointee.codecpar.pointee.codec_type == AVMEDIA_TYPE_VIDEO
+            else { continue }
+            tracks.append(MediaTrack(stream: stream, in: context, isDefault: index == Int(best)))
+        }
+        videoTracks = tracks
+        let chosen: MediaTrack
+        if let requested {
+            guard let found = tracks.first(where: { $0.index == requested }) else {
+                let list = tracks.map { String($0.index) }.joined(separator: ", ")
+                throw VTError.parameter.with(
+                    "\(path) has no video track \(requested); its video tracks are \(list.isEmpty ? "none" : list)")
+            }
+            chosen = found
+        } else {
+            guard best >= 0, let found = tracks.first(where: { $0.index == Int(best) }) else {
+                throw VTError.sampleBufferInvalidMediaFormat.with("\(path) has no video track")
+            }
+            chosen = found
+        }
+        self.track = chosen
+        guard let stream = context.pointee.streams[chosen.index] else {
+            throw VTError.sampleBufferInvalidMediaFormat.with("\(path) has no video track")
+        }
+        // Read only the chosen track.
+        for index in 0..<Int(context.pointee.nb_streams) where index != chosen.index {
+            context.pointee.streams[index]?.pointee.discard = AVDISCARD_ALL
+        }
+        streamIndex = Int32(chosen.index)
+        timeBase = stream.pointee.time_base
+        timescale = timeBase.num == 1 && timeBase.den > 0 ? timeBase.den : 90000
+        let start = context.pointee.start_time
+        startTime =
+            start == CFFmpeg_AV_NOPTS_VALUE() ? .zero : MediaTime(value: start, timescale: 1_000_000)
+        let codecParameters = stream.pointee.codecpar.pointee
+        guard let support = CodecRegistry.support(forLibavcodecID: codecParameters.codec_id) else {
+            throw VTError.couldNotFindVideoDecoder.with(
+                "the video of \(path) is \(chosen.codecName); VAToolbox decodes \(CodecRegistry.names)")
+        }
+        self.support = support
+        codecType = support.codecType
+        parameters = StreamParameters(codecParameters, containerAspectRatio: stream.pointee.sample_aspect_ratio)
+        self.input = input
+        self.log = log
+        self.packetBuffer = packetBuffer
+        truncation = Self.truncation(of: stream, in: context, path: path, containerName: containerName)
+        let missingParameterSets = support.inBandParameterSets?.lengthSizeOfIncompleteRecord(
+            parameters.configurationRecord)
+        let described = missingParameterSets == nil ? try support.formatDescription(container: parameters) : nil
+        formatDescription = described ?? Self.placeholder
+        current = formatDescription
+        if let lengthSize = missingParameterSets {
+            formatDescription = try describeFromInBandParameterSets(lengthSize: lengthSize)
+        } else if described == nil {
+            // H.264/HEVC as Annex B: the stream's own parameter sets describe it.
+            annexBParser = ElementaryStreamParser(codec: codecType)
+            // libavformat's raw H.264/HEVC demuxers ("h264", "hevc") give packets without time
+            // stamps; MPEG-TS has its own.
+            if ["h264", "hevc"].contains(containerName) {
+                timeStamper = AnnexBTimeStamper(codec: codecType, assumedFrameDuration: frameRate?.frameDuration)
+            }
+            // The first samples carry the first description; read until there is one.
+            while queued.isEmpty {
+                guard try readIntoQueue() else {
+                    throw VTError.sampleBufferInvalidMediaFormat.with(
+                        "\(path) has no decodable \(codecType.name) access unit")
+                }
+            }
+            formatDescription = queued[0].formatDescription
+            if let timeStamper { timescale = timeStamper.frameDuration(of: formatDescription).timescale }
+        }
+        current = formatDescription
+    }
+
+    /// The next sample in decode order, or nil at the end of the track (see
+    /// ``MediaFileReader/nextSample()``).
+    func nextSample() throws(VTError) -> SampleBuffer? {
+        while queuedIndex == queued.count {
+            queued.removeAll(keepingCapacity: true)
+            queuedIndex = 0
+            guard try readIntoQueue() else { return nil }
+        }
+        defer { queuedIndex += 1 }
+        return queued[queuedIndex]
+    }
+
+    /// Reads every remaining sample.
+    func readAllSamples() throws(VTError) -> [SampleBuffer] {
+        var samples: [SampleBuffer] = []
+        while let sample = try nextSample() { samples.append(sample) }
+        return samples
+    }
+
+    /// Moves to the sync sample at or before `time` (see ``MediaFileReader/seek(to:exactly:)``).
+    func seek(to time: MediaTime, exactly: Bool = true) throws(VTError) {
+        guard time.isNumeric else { throw VTError.parameter.with("seek(to:) needs a numeric time") }
+        guard time >= .zero || time >= startTime else {
+            throw VTError.parameter.with(
+                "cannot seek to \(time.seconds) s in \(path): the time is before the start of the track",
+                hint: "seek to a time at or after \(max(startTime, .zero).seconds) s")
+        }
+        var ahead: ReadAhead
+        if timeStamper != nil {
+            try seekInRawStream(to: time, exactly: exactly)
+            ahead = try readAhead(past: time)
+        } else {
+            try seekInContainer(to: time, exactly: exactly)
+            ahead = try readAhead(past: time)
+            // libavformat's seek can leave nothing to read (seen on a small MPEG-TS file, whose
+            // every seek read no sample), or, in a file without an index (MPEG-TS), land on the
+            // packet nearest the time whether it is a sync sample or not: then the file is read
+            // from its start, as a raw stream is.
+            var readNothing = false
+            if case .pastTheEnd(lastEnd: nil) = ahead { readNothing = true }
+            let landedOnSync = queuedIndex < queued.count && queued[queuedIndex].isSync
+            if readNothing || !landedOnSync {
+                try seekInRawStream(to: time, exactly: exactly)
+                ahead = try readAhead(past: time)
+            }
+        }
+        guard case .pastTheEnd(let lastEnd) = ahead else { return }
+        // The reader stands at the end.
+        queued.removeAll()
+        queuedIndex = 0
+        ended = true
+        let last = lastEnd.map { " (its last sample ends at \($0.seconds) s)" } ?? ""
+        throw VTError.sampleBufferSampleIndexOutOfRange.with(
+            "cannot seek to \(time.seconds) s in \(path): the time is past the end of the track\(last)",
+            hint: "seek to a time before the end of the track")
+    }
+
+    /// ``seek(to:exactly:)`` in a container: libavformat moves to the sync sample at or before
+    /// `time` (`av_seek_frame` with `AVSEEK_FLAG_BACKWARD`).
+    private func seekInContainer(to time: MediaTime, exactly: Bool) throws(VTError) {
+        guard
+            let target = Int64(
+                exactly: (time.seconds * Double(timeBase.den) / Double(max(1, timeBase.num))).rounded(.down))
+        else { throw VTError.parameter.with("seek(to:): \(time.seconds) s is past any time stamp the file can hold") }
+        let status = av_seek_frame(input.pointer, streamIndex, target, AVSEEK_FLAG_BACKWARD)
+        guard status >= 0 else {
+            throw VTError.sampleBufferDataFailed.with(
+                "cannot seek to \(time.seconds) s in \(path): \(FFmpegStatus.message(status))")
+        }
+        queued.removeAll()
+        queuedIndex = 0
+        ended = false
+        lastDamagedNumber = nil
+        if annexBParser != nil { annexBParser = ElementaryStreamParser(codec: codecType) }
+        hideBefore = exactly ? time : nil
+        resetsDecoder = true
+    }
+
+    /// What reading on after a move found.
+    private enum ReadAhead {
+        /// A queued sample is presented at or after the time, or lasts past it.
+        case found
+        /// The track ended first; `lastEnd` is when the last timed sample read ends (nil when
+        /// none was read).
+        case pastTheEnd(lastEnd: MediaTime?)
+    }
+
+    /// After a move: reads on (into the queue) until a sample is presented at or after `time`, or
+    /// lasts past it.
+    private func readAhead(past time: MediaTime) throws(VTError) -> ReadAhead {
+        var index = queuedIndex
+        var end: MediaTime?
+        while true {
+            while index < queued.count {
+                let sample = queued[index]
+                index += 1
+                let start = sample.presentationTimeStamp
+                guard start.isNumeric else { continue }
+                let finish = sample.duration.isNumeric ? start + sample.duration : start
+                if start >= time || finish > time { return .found }
+                if end.map({ finish > $0 }) ?? true { end = finish }
+            }
+            guard try readIntoQueue() else { return .pastTheEnd(lastEnd: end) }
+        }
+    }
+
+    /// ``seek(to:exactly:)`` in a raw stream, whose time stamps exist only as its samples are
+    /// read in order (or in a container where libavformat's seek found nothing): reads from the
+    /// start, keeping the samples from the last sync sample presented at or before `time`.
+    private func seekInRawStream(to time: MediaTime, exactly: Bool) throws(VTError) {
+        let status = av_seek_frame(input.pointer, streamIndex, 0, AVSEEK_FLAG_BYTE)
+        guard status >= 0 else {
+            throw VTError.sampleBufferDataFailed.with(
+                "cannot go back to the start of \(path): \(FFmpegStatus.message(status))")
+        }
+        queued.removeAll()
+        queuedIndex = 0
+        ended = false
+        packetNumber = 0
+        lastDamagedNumber = nil
+        if annexBParser != nil { annexBParser = ElementaryStreamParser(codec: codecType) }
+        if timeStamper != nil {
+            timeStamper = AnnexBTimeStamper(codec: codecType, assumedFrameDuration: assumedFrameRate?.frameDuration)
+        }
+        hideBefore = exactly ? time : nil
+        resetsDecoder = false
+        var kept: [SampleBuffer] = []
+        scan: while true {
+            while queuedIndex < queued.count {
+                let sample = queued[queuedIndex]
+                if sample.isSync {
+                    if !kept.isEmpty && sample.presentationTimeStamp > time { break scan }
+                    kept = [sample]
+                } else if !kept.isEmpty {
+                    kept.append(sample)
+                }
+                queuedIndex += 1
+            }
+            queued.removeAll(keepingCapacity: true)
+            queuedIndex = 0
+            guard try readIntoQueue() else { break }
+        }
+        if !kept.isEmpty { kept[0].attachments.insert(.resetDecoderBeforeDecoding) }
+        queued = kept + queued[queuedIndex...]
+        queuedIndex = 0
+    }
+
+    // MARK: - Reading
+
+    /// Reads the next packet of the track into the queue (none, one or more samples); false at
+    /// the end of the track.
+    private func readIntoQueue() throws(VTError) -> Bool {
+        guard !ended else { return false }
+        guard try readPacket() else {
+            ended = true
+            // The parser and the stamper are changed where they are stored: a copy would share
+            // their buffers and copy them.
+            if let samples = annexBParser?.finish() {
+                if timeStamper != nil {
+                    var stamped = samples.flatMap { timeStamper?.stamp($0) ?? [] }
+                    stamped += timeStamper?.finish() ?? []
+                    queue(stamped, corrupt: false)
+                } else {
+                    queue(samples, corrupt: false)
+                }
+            }
+            return !queued.isEmpty
+        }
+        defer { av_packet_unref(packet) }
+        let number = packetNumber
+        packetNumber += 1
+        let timing = timing(of: packet)
+        let corrupt = packet.pointee.flags & AV_PKT_FLAG_CORRUPT != 0
+        guard packet.pointee.size > 0, let bytes = packet.pointee.data else {
+            noteDamage(number: number, timing: timing, reason: "the sample is empty", skipped: true)
+            return true
+        }
+        let data = Array(UnsafeBufferPointer(start: bytes, count: Int(packet.pointee.size)))
+        if corrupt {
+            let reason: String
+            if readReachedEndOfFile {
+                noteCutSample(at: packet.pointee.pos)
+                reason =
+                    "the file ends inside the sample: \(packet.pointee.size) bytes of it are in the file (partial file)"
+            } else {
+                reason = "the container marks the sample corrupt"
+            }
+            noteDamage(number: number, timing: timing, reason: reason, skipped: false)
+        }
+        if var samples = annexBParser?.parse(data) {
+            // One packet is one access unit: end it at the packet's end.
+            samples += annexBParser?.finish() ?? []
+            if samples.count == 1 {
+                if timeStamper == nil { samples[0].timing = timing }
+                samples[0].attachments.formUnion(attachments(of: packet))
+            }
+            if timeStamper != nil {
+                if corrupt { for index in samples.indices { samples[index].attachments.insert(.damaged) } }
+                samples = samples.flatMap { timeStamper?.stamp($0) ?? [] }
+                queue(samples, corrupt: false)
+            } else {
+                queue(samples, corrupt: corrupt)
+            }
+            return true
+        }
+        followNewExtradata()
+        queue(sample(data, number: number, timing: timing, attachments: attachments(of: packet)), corrupt: corrupt)
+        return true
+    }
+
+    /// Reads the next packet of the track into `packet`; false at the end. A failed read that
+    /// libavformat can go on past (a sample past the end of a cut file) is noted as a skipped
+    /// damaged sample; after ``consecutiveReadFailureLimit`` in a row the track is taken as ended.
+    private func readPacket() throws(VTError) -> Bool {
+        var failures = 0
+        while true {
+            let mark = log.mark
+            let status = log.whileCalling { av_read_frame(input.pointer, packet) }
+            if FFmpegStatus.isEndOfFile(status) { return false }
+            if status == CFFmpeg_AVERROR(ENOMEM) { throw VTError.allocationFailed.with("reading \(path)") }
+            guard status >= 0 else {
+                failures += 1
+                noteDamage(
+                    number: packetNumber, timing: .invalid,
+                    reason: VTError.sampleBufferDataFailed.with(
+                        "reading the file failed: \(FFmpegStatus.message(status))"
+                    ).quoting(log.explanation(since: mark)).reason, skipped: true)
+                packetNumber += 1
+                if failures >= Self.consecutiveReadFailureLimit { return false }
+                continue
+            }
+            if packet.pointee.stream_index == streamIndex { return true }
+            av_packet_unref(packet)
+        }
+    }
+
+    /// A packet's data as a sample of the current description: flagged damaged, with its bytes
+    /// as they are, when its framing is wrong (the decoder meets it as the ffmpeg CLI's does).
+    private func sample(
+        _ data: [UInt8], number: Int, timing: SampleTimingInfo, attachments: SampleAttachments
+    ) -> SampleBuffer {
+        do throws(VTError) {
+            return try SampleBuffer(data: data, formatDescription: current, timing: timing, attachments: attachments)
+        } catch {
+            noteDamage(number: number, timing: timing, reason: error.reason, skipped: false)
+            var damaged = SampleBuffer(damagedData: data, formatDescription: current, timing: timing)
+            damaged.attachments.formUnion(attachments)
+            return damaged
+        }
+    }
+
+    /// Queues samples, applying a pending seek's attachments and the corrupt flag.
+    private func queue(_ samples: [SampleBuffer], corrupt: Bool) {
+        for var sample in samples {
+            if corrupt { sample.attachments.insert(.damaged) }
+            if resetsDecoder {
+                sample.attachments.insert(.resetDecoderBeforeDecoding)
+                resetsDecoder = false
+            }
+            if let hideBefore, sample.presentationTimeStamp.isNumeric, sample.presentationTimeStamp < hideBefore {
+                sample.attachments.insert(.doNotDisplay)
+            }
+            queued.append(sample)
+        }
+    }
+
+    private func queue(_ sample: SampleBuffer, corrupt: Bool) { queue([sample], corrupt: corrupt) }
+
+    /// A new sample description starts at this packet (libavformat's `AV_PKT_DATA_NEW_EXTRADATA`:
+    /// an MP4 track with several `stsd` entries): the samples from here on carry a description
+    /// made from it. A record that describes nothing leaves the current description in force.
+    private func followNewExtradata() {
+        var size = 0
+        guard let extradata = av_packet_get_side_data(packet, AV_PKT_DATA_NEW_EXTRADATA, &size), size > 0 else {
+            return
+        }
+        var changed = parameters
+        changed.configurationRecord = Array(UnsafeBufferPointer(start: extradata, count: size))
+        if let described = try? support.formatDescription(container: changed) { current = described }
+    }
+
+    // MARK: - Truncation
+
+    /// What the file's top-level structure and the track's sample table say of its end (see
+    /// ``MediaFileTruncation``): nil for a file that ends where they say it does, and for one whose
+    /// size libavformat cannot tell (a pipe).
+    ///
+    /// A sample table that lists every sample of the track (MP4/MOV: as many index entries as the
+    /// track has frames, each with its position and size) decides for the track, as `ffmpeg -map
+    /// 0:v` meets it; without one, a top-level element that runs past the end of the file does
+    /// (a Matroska Segment, a fragmented MP4's boxes).
+    private static func truncation(
+        of stream: UnsafeMutablePointer<AVStream>, in context: UnsafeMutablePointer<AVFormatContext>, path: String,
+        containerName: String
+    ) -> MediaFileTruncation? {
+        guard let io = context.pointee.pb else { return nil }
+        let fileSize = avio_size(io)
+        guard fileSize > 0 else { return nil }
+        let table = sampleTable(of: stream, fileSize: fileSize)
+        let overrun = ContainerExtent.Layout(demuxerName: containerName).flatMap { layout in
+            FileBytes(path: path).flatMap { file in
+                ContainerExtent.overrun(layout, fileSize: fileSize) { file.read(at: $0, count: $1) }
+            }
+        }
+        if let table {
+            guard table.complete < table.count else { return nil }
+        } else if overrun == nil {
+            return nil
+        }
+        return MediaFileTruncation(
+            fileSize: fileSize, expectedSize: overrun?.end ?? table?.end, element: overrun?.element,
+            expectedSampleCount: table?.count, completeSampleCount: table?.complete,
+            firstIncompleteSampleOffset: table?.firstCut)
+    }
+
+    /// The track's sample table as libavformat's index holds it (`avformat_index_get_entry`): how
+    /// many samples it lists, how many lie wholly in the first `fileSize` bytes, where the first
+    /// that does not starts, and where the last ends; nil when the index does not list every
+    /// sample of the track (libavformat builds it as it reads, or from key frames only).
+    private static func sampleTable(
+        of stream: UnsafeMutablePointer<AVStream>, fileSize: Int64
+    ) -> (count: Int, complete: Int, firstCut: Int64?, end: Int64)? {
+        let count = Int(avformat_index_get_entries_count(stream))
+        guard count > 0, stream.pointee.nb_frames == Int64(count) else { return nil }
+        var complete = 0
+        var firstCut: Int64?
+        var end: Int64 = 0
+        for index in 0..<count {
+            guard let entry = avformat_index_get_entry(stream, Int32(index)) else { continue }
+            let entryEnd = entry.pointee.pos + Int64(entry.pointee.size)
+            end = max(end, entryEnd)
+            if entryEnd <= fileSize {
+                complete += 1
+            } else if firstCut == nil {
+                firstCut = entry.pointee.pos
+            }
+        }
+        return (count, complete, firstCut, end)
+    }
+
+    /// Whether the last read met the end of the file (libavformat's `eof_reached`): a sample the
+    /// container marks corrupt then is one the end of the file cut through.
+    private var readReachedEndOfFile: Bool { (input.pointer.pointee.pb?.pointee.eof_reached ?? 0) != 0 }
+
+    /// Notes that the end of the file cut through the sample at `position`: the file is
+    /// truncated, if nothing said so when it was opened.
+    private func noteCutSample(at position: Int64) {
+        guard truncation == nil, let io = input.pointer.pointee.pb else { return }
+        let fileSize = avio_size(io)
+        truncation = MediaFileTruncation(
+            fileSize: fileSize > 0 ? fileSize : avio_tell(io), expectedSize: nil, element: nil,
+            expectedSampleCount: nil, completeSampleCount: nil,
+            firstIncompleteSampleOffset: position >= 0 ? position : nil)
+    }
+
+    /// Notes a damaged sample. A sample found damaged twice (the container marks it corrupt, and
+    /// its NAL units do not tile it) is one damaged sample, with both reasons.
+    private func noteDamage(number: Int, timing: SampleTimingInfo, reason: String, skipped: Bool) {
+        if number == lastDamagedNumber {
+            guard damagedSampleCount == damagedSamples.count, let last = damagedSamples.last else { return }
+            damagedSamples[damagedSamples.count - 1] = DamagedSample(
+                number: number, decodeTimeStamp: last.decodeTimeStamp,
+                presentationTimeStamp: last.presentationTimeStamp,
+                reason: "\(last.reason); \(reason)", isSkipped: last.isSkipped && skipped)
+            return
+        }
+        damagedSampleCount += 1
+        lastDamagedNumber = number
+        guard damagedSamples.count < Self.damagedSampleLimit else { return }
+        damagedSamples.append(
+            DamagedSample(
+                number: number, decodeTimeStamp: timing.decodeTimeStamp,
+                presentationTimeStamp: timing.presentationTimeStamp, reason: reason, isSkipped: skipped))
+    }
+
+    // MARK: - In-band parameter sets
+
+    /// Reads packets until their parameter sets, with the record's, describe the stream; the
+    /// packets read come out as the first samples.
+    private func describeFromInBandParameterSets(lengthSize: Int) throws(VTError) -> VideoFormatDescription {
+        guard let rules = support.inBandParameterSets else { return Self.placeholder }
+        var held: [(data: [UInt8], number: Int, timing: SampleTimingInfo, attachments: SampleAttachments)] = []
+        var found: [[UInt8]] = rules.parameterSets(inRecord: parameters.configurationRecord)
+        var described: VideoFormatDescription?
+        while described == nil {
+            guard held.count < Self.heldPacketLimit, try readPacket() else {
+                throw VTError.formatDescriptionInvalidParameter.with(
+                    "the \(rules.recordName) record of \(path) lacks parameter sets, and "
+                        + "the first \(held.count) samples carry none")
+            }
+            defer { av_packet_unref(packet) }
+            guard packet.pointee.size > 0, let bytes = packet.pointee.data else { continue }
+            let data = Array(UnsafeBufferPointer(start: bytes, count: Int(packet.pointee.size)))
+            var attachments = attachments(of: packet)
+            if packet.pointee.flags & AV_PKT_FLAG_CORRUPT != 0 { attachments.insert(.damaged) }
+            held.append((data, packetNumber, timing(of: packet), attachments))
+            packetNumber += 1
+            let units = ((try? AVCC.split(data[...], lengthSize: lengthSize)) ?? [])
+                .compactMap { try? NALUnit($0, codec: codecType) }
+            for unit in units where unit.isParameterSet && !found.contains(Array(unit.bytes)) {
+                found.append(Array(unit.bytes))
+            }
+            described = rules.formatDescription(parameterSets: found, nalUnitHeaderLength: lengthSize)
+        }
+        guard let described else { return Self.placeholder }
+        current = described
+        for packet in held {
+            var made = sample(packet.data, number: packet.number, timing: packet.timing, attachments: [])
+            made.attachments.formUnion(packet.attachments)
+            queue(made, corrupt: false)
+        }
+        return described
+    }
+
+    // MARK: - Packets
+
+    /// A packet's flags as sample attachments: not a key frame is `notSync`; a packet outside the
+    /// track's edit list (libavformat's `AV_PKT_FLAG_DISCARD`: decoded for the pictures that refer
+    /// to it, never shown) is `doNotDisplay`.
+    private func attachments(of packet: UnsafeMutablePointer<AVPacket>) -> SampleAttachments {
+        var attachments: SampleAttachments = []
+        if packet.pointee.flags & AV_PKT_FLAG_KEY == 0 { attachments.insert(.notSync) }
+        if packet.pointee.flags & AV_PKT_FLAG_DISCARD != 0 { attachments.insert(.doNotDisplay) }
+        return attachments
+    }
+
+    /// A packet's time stamps as sample timing in the track's time scale.
+    private func timing(of packet: UnsafeMutablePointer<AVPacket>) -> SampleTimingInfo {
+        SampleTimingInfo(
+            duration: time(packet.pointee.duration == 0 ? CFFmpeg_AV_NOPTS_VALUE() : packet.pointee.duration),
+            presentationTimeStamp: time(packet.pointee.pts), decodeTimeStamp: time(packet.pointee.dts))
+    }
+
+    private func time(_ value: Int64) -> MediaTime {
+        guard value != CFFmpeg_AV_NOPTS_VALUE() else { return .invalid }
+        if timeBase.num == 1 { return MediaTime(value: value, timescale: timeBase.den) }
+        return MediaTime(value: value, timescale: timeBase.den).multiplied(by: timeBase.num)
+    }
+
+    /// A stand-in until the stream's own parameter sets describe it (never seen by callers).
+    private static var placeholder: VideoFormatDescription {
+        VideoFormatDescription(
+            codecType: .h264, parameterSets: [], nalUnitHeaderLength: 4,
+            codedDimensions: VideoDimensions(width: 0, height: 0),
+            cleanAperture: CleanAperture(left: 0, top: 0, width: 0, height: 0),
+            stream: StreamProperties(
+                profileName: "", profileIdc: 0, levelIdc: 0, highTier: false, chromaFormatIdc: 1, bitDepthLuma: 8,
+                bitDepthChroma: 8, maxNumReorderFrames: 0, maxDecFrameBuffering: 1, mayBeInterlaced: false,
+                frameDuration: nil),
+            extensions: FormatDescriptionExtensions())
+    }
+}
+
+extension Demuxer {
+    /// `avformat_find_stream_info`, with libavcodec's probing decoders held to the largest
+    /// picture a session decodes by default (``PictureLimits``): a stream whose header declares
+    /// 12288×12288 is refused by the session before it decodes, and must not cost the probe
+    /// half a gigabyte either (libavformat decodes a VP9 key frame to learn its pixel format).
+    /// A size the probe refused is put back as the container stated it (libavcodec's
+    /// `ff_set_dimensions` zeroes it), so that the session names it in its error.
+    fileprivate static func findStreamInfo(_ context: UnsafeMutablePointer<AVFormatContext>) -> Int32 {
+        let limit = VideoCodecType.decodable.map(PictureLimits.defaultMaximumPixels(for:)).max() ?? 8192 * 8192
+        let streams = UnsafeBufferPointer(start: context.pointee.streams, count: Int(context.pointee.nb_streams))
+        let stated = streams.map { $0.map { ($0.pointee.codecpar.pointee.width, $0.pointee.codecpar.pointee.height) } }
+        var options = [OpaquePointer?](repeating: nil, count: streams.count)
+        for index in options.indices { av_dict_set(&options[index], "max_pixels", "\(limit)", 0) }
+        defer { for index in options.indices { av_dict_free(&options[index]) } }
+        let status = options.withUnsafeMutableBufferPointer { avformat_find_stream_info(context, $0.baseAddress) }
+        for (stream, size) in zip(streams, stated) {
+            guard let parameters = stream?.pointee.codecpar, let size, parameters.pointee.width == 0 else { continue }
+            (parameters.pointee.width, parameters.pointee.height) = size
+        }
+        return status
+    }
+}
