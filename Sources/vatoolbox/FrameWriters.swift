@@ -60,7 +60,7 @@ func appendPlanes(of image: PixelBuffer, to output: OutputFile) throws(CommandFa
 enum Y4MHeader {
     /// The `C` tag (with FFmpeg's `XYSCSS` companion) for a pixel format, or nil when Y4M has none.
     static func colorspaceTag(
-        for format: PixelFormat, chromaLocation: ChromaLocation
+        for format: PixelFormat, chromaLocation: ChromaSiting
     ) -> String? {
         switch format {
         case .yuv420PlanarFullRange: return "C420jpeg XYSCSS=420JPEG"
@@ -68,7 +68,7 @@ enum Y4MHeader {
             switch chromaLocation {
             case .topLeft: return "C420paldv XYSCSS=420PALDV"
             case .left: return "C420mpeg2 XYSCSS=420MPEG2"
-            case .other: return "C420jpeg XYSCSS=420JPEG"
+            case .other, .unspecified: return "C420jpeg XYSCSS=420JPEG"
             }
         case .yuv422Planar: return "C422 XYSCSS=422"
         case .yuv444Planar: return "C444 XYSCSS=444"
@@ -80,33 +80,11 @@ enum Y4MHeader {
         }
     }
 
-    /// Where chroma samples sit, as far as the Y4M `C` tag cares.
-    enum ChromaLocation { case left, topLeft, other }
-
-    /// The chroma location libavcodec reports for a stream: the one the format description
-    /// states (H.264/HEVC VUI `chroma_sample_loc_type_top_field`, AV1 `chroma_sample_position`;
-    /// 0 left, 2 top-left, others have no Y4M tag of their own); otherwise left where libavcodec's
-    /// decoder infers it — HEVC, MPEG-2 (`mpeg12dec` states left for 4:2:0), H.264 with VUI
-    /// (`decode_vui_parameters`) — and unspecified for H.264 without VUI, VP8, VP9 and AV1.
-    static func chromaLocation(of format: VideoFormatDescription) -> ChromaLocation {
-        if let location = format.extensions.chromaLocation {
-            return location == 0 ? .left : location == 2 ? .topLeft : .other
-        }
-        switch format.codecType {
-        case .hevc, .mpeg2Video: return .left
-        case .h264: return format.h264SequenceParameterSet?.vui != nil ? .left : .other
-        default: return .other
-        }
-    }
-
-    /// The `XCOLORRANGE` tag: libavcodec states the range of every stream of every codec but
-    /// H.264 (the HEVC, MPEG-2, VP8 and VP9 decoders and libdav1d always set `color_range`), and
-    /// of an H.264 stream only when its VUI sends `video_signal_type_present_flag`.
+    /// The `XCOLORRANGE` tag, when libavcodec states the range
+    /// (``VideoFormatDescription/decoderStatesColorRange``).
     static func rangeTag(of format: VideoFormatDescription, fullRange: Bool) -> String? {
         if fullRange { return "XCOLORRANGE=FULL" }
-        guard format.codecType == .h264 else { return "XCOLORRANGE=LIMITED" }
-        let signalled = format.h264SequenceParameterSet?.vui?.videoSignalTypePresentFlag ?? false
-        return signalled ? "XCOLORRANGE=LIMITED" : nil
+        return format.decoderStatesColorRange ? "XCOLORRANGE=LIMITED" : nil
     }
 
     /// The whole header line, newline included.
@@ -114,7 +92,7 @@ enum Y4MHeader {
         first frame: PixelBuffer, format: VideoFormatDescription, timing: StreamTiming
     ) throws(CommandFailure) -> String {
         let attachments = frame.attachments
-        guard let colorspace = colorspaceTag(for: frame.pixelFormat, chromaLocation: chromaLocation(of: format)) else {
+        guard let colorspace = colorspaceTag(for: frame.pixelFormat, chromaLocation: format.decodedChromaSiting) else {
             throw .usage(
                 "Y4M cannot carry \(frame.pixelFormat) pictures; write raw .yuv, or choose a planar --pixel-format "
                     + "(y420, y422, y444, y0l0, y2l0, y4l0)")

@@ -148,7 +148,7 @@ final class SampleSource {
         self.stamper = stamper
         guard let format = queued.first?.formatDescription else {
             let name = path == "-" ? "standard input" : path
-            var message = "\(name): no decodable \(codec == .h264 ? "H.264" : "HEVC") access unit found"
+            var message = "\(name): no decodable \(codec.name) \(codec.sampleNoun) found"
             if let problem = parser.diagnostics.first { message += " (\(problem.reason))" }
             if descriptor > STDIN_FILENO { close(descriptor) }
             throw .input(message)

@@ -112,13 +112,9 @@ enum ThumbnailsCommand {
         let track = try parsed.track()
         let frameRate = try parsed.frameRate()
         let counter = try SampleSource(path: path, track: track, frameRate: frameRate)
-        var fields = FieldCounter()
-        var shown = ShownFrameCounter()
-        var total = 0
-        while let sample = try counter.next() {
-            total += fields.isFieldPicture(sample) ? 0 : shown.count(in: sample)
-        }
-        total += fields.count / 2
+        var pictures = PictureCounter()
+        while let sample = try counter.next() { pictures.add(sample) }
+        let total = pictures.pictures
         let picks = Set((0..<count).map { ($0 * total + total / 2) / count })
 
         let source = try SampleSource(path: path, track: track, frameRate: frameRate)
@@ -183,54 +179,5 @@ enum ThumbnailsCommand {
             BitmapFont.draw(item.1, into: &sheet, x: x, y: y + item.0.height + 4, scale: scale, colour: (235, 235, 235))
         }
         return sheet
-    }
-}
-
-/// How many pictures a sample outputs, by its headers: a VP9 superframe's shown frames, an AV1
-/// temporal unit's, none for a hidden VP8 frame (a golden or alternate reference); one otherwise,
-/// and one when the headers cannot be read (the decoder will say what is wrong).
-struct ShownFrameCounter {
-    /// The AV1 sequence header in force, which frame headers need.
-    private var sequenceHeader: AV1SequenceHeader?
-
-    mutating func count(in sample: SampleBuffer) -> Int {
-        switch sample.formatDescription.codecType {
-        case .vp8:
-            return (try? VP8FrameHeader(sample.data[...])).map { $0.showFrame ? 1 : 0 } ?? 1
-        case .vp9:
-            guard let frames = try? VP9Superframe.frames(in: sample.data[...]) else { return 1 }
-            return frames.count { frame in (try? VP9UncompressedHeader(frame))?.isOutput ?? true }
-        case .av1:
-            guard let unit = try? AV1TemporalUnit(sample.data[...], sequenceHeader: sequenceHeader) else { return 1 }
-            sequenceHeader = unit.activeSequenceHeader ?? sequenceHeader
-            return unit.shownFrameCount
-        default:
-            return 1
-        }
-    }
-}
-
-/// Tells H.264 field-picture samples (`field_pic_flag`) from frame samples, for counting pictures.
-struct FieldCounter {
-    private var sequenceParameterSets: [Int: H264SequenceParameterSet] = [:]
-    private var pictureParameterSets: [Int: H264PictureParameterSet] = [:]
-    /// Field-picture samples seen.
-    private(set) var count = 0
-
-    /// Whether `sample` is one field of a picture; counts it when it is.
-    mutating func isFieldPicture(_ sample: SampleBuffer) -> Bool {
-        guard sample.formatDescription.codecType == .h264 else { return false }
-        for unit in sample.formatDescription.parameterSetNALUnits + sample.nalUnits where unit.isParameterSet {
-            if let sps = try? H264SequenceParameterSet(unit) { sequenceParameterSets[sps.seqParameterSetId] = sps }
-            if let pps = try? H264PictureParameterSet(unit) { pictureParameterSets[pps.picParameterSetId] = pps }
-        }
-        guard let slice = sample.nalUnits.first(where: \.isVCL),
-            let header = try? H264SliceHeader(
-                slice, pictureParameterSet: { pictureParameterSets[$0] },
-                sequenceParameterSet: { sequenceParameterSets[$0] }),
-            header.fieldPicFlag
-        else { return false }
-        count += 1
-        return true
     }
 }

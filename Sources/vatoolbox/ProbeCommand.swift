@@ -86,7 +86,7 @@ enum ProbeCommand {
             print(JSON.object(members).rendered())
         } else {
             print(
-                "\(UnitLister.noun(source.codec))s: \(count) (sync: \(syncCount)), format descriptions: \(formats.count)"
+                "\(source.codec.sampleNoun)s: \(count) (sync: \(syncCount)), format descriptions: \(formats.count)"
             )
             if let track = source.trackPropertiesLine { print(track) }
             for problem in source.diagnostics.prefix(10) { print("warning: \(problem.reason)") }
@@ -133,7 +133,7 @@ enum ProbeCommand {
         let stream = format.stream
         let ext = format.extensions
         let crop = format.cleanAperture
-        print("format description \(number) (from \(UnitLister.noun(format.codecType)) \(firstAccessUnit)):")
+        print("format description \(number) (from \(format.codecType.sampleNoun) \(firstAccessUnit)):")
         var codec = "\(format.codecType.name) " + profileText(stream.profileName)
         if hasLevels(format.codecType) { codec += ", level \(stream.levelName)" }
         if format.codecType == .hevc { codec += stream.highTier ? ", high tier" : ", main tier" }

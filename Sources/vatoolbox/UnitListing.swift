@@ -47,20 +47,10 @@ struct UnitLister {
 
     init(codec: VideoCodecType) { self.codec = codec }
 
-    /// The codec's word for one sample: "access unit" (H.264, HEVC, MPEG-2), "temporal unit"
-    /// (AV1), "sample" (VP8, VP9: one IVF frame or container block, which may be a superframe).
-    static func noun(_ codec: VideoCodecType) -> String {
-        switch codec {
-        case .h264, .hevc, .mpeg2Video: "access unit"
-        case .av1: "temporal unit"
-        default: "sample"
-        }
-    }
-
     /// The listing of `sample`, the `index`th in decode order.
     mutating func list(_ sample: SampleBuffer, index: Int) -> UnitListing {
         var listing = UnitListing(
-            index: index, noun: Self.noun(codec), sync: sample.isSync, size: sample.data.count)
+            index: index, noun: codec.sampleNoun, sync: sample.isSync, size: sample.data.count)
         do throws(VTError) {
             switch codec {
             case .h264, .hevc: Self.listNALUnits(sample, into: &listing)

@@ -20,6 +20,18 @@ protocol CodecSupport: Sendable {
     /// The most pixels a picture may have unless the application raises the limit
     /// (``PictureLimits/defaultMaximumPixels(for:)``).
     var defaultMaximumPixels: Int { get }
+    /// The codec's word for one sample (``VideoCodecType/sampleNoun``).
+    var sampleNoun: String { get }
+    /// Whether the codec's streams state a level (``VideoCodecType/statesLevel``).
+    var statesLevel: Bool { get }
+    /// Whether the codec's streams state a tier (``VideoCodecType/statesTier``).
+    var statesTier: Bool { get }
+    /// A counter of the pictures the codec's samples show (``PictureCounter``).
+    func makeShownPictureCounter() -> any ShownPictureCounting
+    /// The chroma siting the codec's libavcodec decoder gives pictures when the stream states none.
+    func inferredChromaSiting(for format: VideoFormatDescription) -> ChromaSiting
+    /// Whether libavcodec states the colour range of the stream's pictures.
+    func statesColorRange(for format: VideoFormatDescription) -> Bool
     /// Whether libavcodec needs the format description's configuration record to start.
     var needsConfigurationRecord: Bool { get }
     /// Whether libavcodec is given the configuration record as `extradata` (false for codecs
@@ -100,6 +112,14 @@ protocol InBandParameterSetRules: Sendable {
 
 extension CodecSupport {
     var preferredSoftwareDecoders: [String] { [] }
+    var sampleNoun: String { "sample" }
+    var statesLevel: Bool { true }
+    var statesTier: Bool { false }
+    func makeShownPictureCounter() -> any ShownPictureCounting { OnePicturePerSample() }
+    func inferredChromaSiting(for format: VideoFormatDescription) -> ChromaSiting { .unspecified }
+    /// Every decoder but H.264's states it (the HEVC, MPEG-2, VP8 and VP9 decoders and libdav1d
+    /// always set `color_range`).
+    func statesColorRange(for format: VideoFormatDescription) -> Bool { true }
     /// 8192 × 8192: above 8K UHD and every level's largest picture (35,651,584 pixels in H.264
     /// level 6.2, HEVC 6.2, VP9 6.2 and AV1 6.3).
     var defaultMaximumPixels: Int { 8192 * 8192 }

@@ -14,4 +14,16 @@ extension VideoCodecType {
 
     /// Every codec VAToolbox decodes.
     public static var decodable: [VideoCodecType] { CodecRegistry.all.map(\.codecType) }
+
+    /// The codec's word for one sample: "access unit" (H.264, HEVC, MPEG-2), "temporal unit"
+    /// (AV1), "sample" (VP8 and VP9, whose sample is one IVF frame or container block, maybe a
+    /// superframe, and for a codec VAToolbox does not decode).
+    public var sampleNoun: String { CodecRegistry.support(for: self)?.sampleNoun ?? "sample" }
+
+    /// Whether the codec's streams state a level: H.264, HEVC, AV1 and MPEG-2 do; VP8 has no
+    /// levels, and VP9's are not in its bitstream.
+    public var statesLevel: Bool { CodecRegistry.support(for: self)?.statesLevel ?? false }
+
+    /// Whether the codec's streams state a tier (HEVC's main or high).
+    public var statesTier: Bool { CodecRegistry.support(for: self)?.statesTier ?? false }
 }

@@ -1,0 +1,35 @@
+/// H.264: a sample whose slices have `field_pic_flag` is one field of a picture; any other one
+/// picture. The parameter sets come from the format descriptions and in band.
+struct H264ShownPictures: ShownPictureCounting {
+    private var sequenceParameterSets: [Int: H264SequenceParameterSet] = [:]
+    private var pictureParameterSets: [Int: H264PictureParameterSet] = [:]
+
+    mutating func shown(by sample: SampleBuffer) -> ShownPictures {
+        for unit in sample.formatDescription.parameterSetNALUnits + sample.nalUnits where unit.isParameterSet {
+            if let sps = try? H264SequenceParameterSet(unit) { sequenceParameterSets[sps.seqParameterSetId] = sps }
+            if let pps = try? H264PictureParameterSet(unit) { pictureParameterSets[pps.picParameterSetId] = pps }
+        }
+        guard let slice = sample.nalUnits.first(where: \.isVCL),
+            let header = try? H264SliceHeader(
+                slice, pictureParameterSet: { pictureParameterSets[$0] },
+                sequenceParameterSet: { sequenceParameterSets[$0] }),
+            header.fieldPicFlag
+        else { return .frames(1) }
+        return .field
+    }
+}
+
+extension H264CodecSupport {
+    var sampleNoun: String { "access unit" }
+    func makeShownPictureCounter() -> any ShownPictureCounting { H264ShownPictures() }
+
+    /// Left when the SPS has VUI (libavcodec's `decode_vui_parameters` sets it), else none.
+    func inferredChromaSiting(for format: VideoFormatDescription) -> ChromaSiting {
+        format.h264SequenceParameterSet?.vui != nil ? .left : .unspecified
+    }
+
+    /// Only when the VUI sends `video_signal_type_present_flag`.
+    func statesColorRange(for format: VideoFormatDescription) -> Bool {
+        format.h264SequenceParameterSet?.vui?.videoSignalTypePresentFlag ?? false
+    }
+}
