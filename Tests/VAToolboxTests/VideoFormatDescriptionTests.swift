@@ -173,3 +173,66 @@ import Testing
         #expect(!fromUnits.isSync)
     }
 }
+
+/// `print(format.extensions)` reads as CoreMedia's keys with short values, the configuration
+/// record by its name and size, rather than Swift's dump of every byte.
+@Suite struct FormatDescriptionExtensionsTests {
+    @Test func emptyExtensionsPrintTheKeysThatAlwaysHaveAValue() {
+        #expect("\(FormatDescriptionExtensions())" == "[FullRangeVideo: false, FieldCount: 1]")
+    }
+
+    @Test func everyExtensionPrintsByItsKey() {
+        var extensions = FormatDescriptionExtensions()
+        extensions.fullRangeVideo = true
+        extensions.fieldCount = 2
+        extensions.colorPrimaries = .itu2020
+        extensions.transferFunction = .itu709
+        extensions.yCbCrMatrix = YCbCrMatrix(rawValue: 9)
+        extensions.pixelAspectRatio = PixelAspectRatio(horizontalSpacing: 16, verticalSpacing: 11)
+        extensions.chromaLocation = 2
+        extensions.decoderConfigurationRecord = [1, 2, 3]
+        #expect(
+            extensions.description
+                == "[FullRangeVideo: true, FieldCount: 2, ColorPrimaries: bt2020, TransferFunction: bt709, "
+                + "YCbCrMatrix: bt2020nc, PixelAspectRatio: 16:11, ChromaLocationTopField: TopLeft, "
+                + "SampleDescriptionExtensionAtoms: 3 bytes]")
+        extensions.chromaLocation = 9
+        #expect(extensions.description.contains("ChromaLocationTopField: 9,"))
+    }
+
+    @Test func aDescriptionsRecordIsNamedAfterItsCodec() throws {
+        let sets = try VideoFormatDescriptionTests.parameterSets("h264-cropped-642x362.264")
+        let format = try VideoFormatDescription(h264ParameterSets: sets, nalUnitHeaderLength: 4)
+        let size = format.extensions.decoderConfigurationRecord.count
+        #expect(size > 0)
+        #expect(
+            "\(format.extensions)"
+                == "[FullRangeVideo: false, FieldCount: 1, PixelAspectRatio: 16:11, "
+                + "SampleDescriptionExtensionAtoms: avcC (\(size) bytes)]")
+    }
+
+    /// A file of each codec: the record the reader's description keeps is named, and the text
+    /// stays short whatever the record's size (an hvcC's parameter sets printed as numbers ran
+    /// to kilobytes).
+    @Test(arguments: [
+        ("h264-high-bpyramid.mp4", "avcC"), ("hevc-main.mkv", "hvcC"), ("av1.mp4", "av1C"),
+        ("vp9-profile2-10bit.webm", "vpcC"), ("mpeg2-progressive.m2v", "sequence header"),
+    ])
+    func filesDescribeTheirRecordByName(file: String, record: String) throws {
+        let reader = try MediaFileReader(path: TestData.fixtures.appendingPathComponent(file).path)
+        let extensions = reader.formatDescription.extensions
+        let size = extensions.decoderConfigurationRecord.count
+        #expect(size > 0)
+        let text = "\(extensions)"
+        #expect(text.hasPrefix("[FullRangeVideo: "))
+        #expect(text.hasSuffix(", SampleDescriptionExtensionAtoms: \(record) (\(size) bytes)]"))
+        #expect(text.count < 300, "\(text)")
+    }
+
+    @Test func aStreamWithoutARecordPrintsNone() throws {
+        let reader = try MediaFileReader(path: TestData.fixtures.appendingPathComponent("vp8.webm").path)
+        let extensions = reader.formatDescription.extensions
+        #expect(extensions.decoderConfigurationRecord.isEmpty)
+        #expect(!"\(extensions)".contains("SampleDescriptionExtensionAtoms"))
+    }
+}

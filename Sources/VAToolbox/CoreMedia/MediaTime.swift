@@ -137,7 +137,7 @@ extension MediaTime {
     /// `negativeInfinity` and `indefinite` may be set; with one of them the time is not numeric.
     ///
     /// Corresponds to `CMTimeFlags`.
-    public struct Flags: OptionSet, Sendable, Hashable {
+    public struct Flags: OptionSet, Sendable, Hashable, CustomStringConvertible {
         /// The flag bits.
         public let rawValue: UInt32
 
@@ -176,6 +176,14 @@ extension MediaTime {
         ///
         /// The corresponding CoreMedia constant is `kCMTimeFlags_ImpliedValueFlagsMask`.
         public static let impliedValueFlagsMask: Flags = [.positiveInfinity, .negativeInfinity, .indefinite]
+
+        /// The flags by name: `[.valid, .hasBeenRounded]`; `[]` for an invalid time.
+        public var description: String {
+            describe(names: [
+                (.valid, "valid"), (.hasBeenRounded, "hasBeenRounded"), (.positiveInfinity, "positiveInfinity"),
+                (.negativeInfinity, "negativeInfinity"), (.indefinite, "indefinite"),
+            ])
+        }
     }
 
     /// How to round a value that cannot be represented exactly on the requested timescale.

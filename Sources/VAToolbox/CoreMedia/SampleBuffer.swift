@@ -66,7 +66,7 @@ public struct SampleBuffer: Sendable {
 }
 
 /// The per-sample attachments of CoreMedia (`kCMSampleAttachmentKey_…`) that matter to a decoder.
-public struct SampleAttachments: OptionSet, Sendable, Hashable {
+public struct SampleAttachments: OptionSet, Sendable, Hashable, CustomStringConvertible {
     /// The bit mask.
     public let rawValue: UInt32
     /// Creates attachments from a bit mask.
@@ -105,4 +105,14 @@ public struct SampleAttachments: OptionSet, Sendable, Hashable {
     /// (libavcodec conceals what it can, as the ffmpeg CLI does) and reports its frame with
     /// ``VTError/videoDecoderBadData`` (-12909).
     public static let damaged = Self(rawValue: 1 << 8)
+
+    /// The attachments by name: `[.notSync, .dependsOnOthers]`; `[]` for none.
+    public var description: String {
+        describe(names: [
+            (.notSync, "notSync"), (.partialSync, "partialSync"), (.dependsOnOthers, "dependsOnOthers"),
+            (.notDependedOnByOthers, "notDependedOnByOthers"), (.displayImmediately, "displayImmediately"),
+            (.doNotDisplay, "doNotDisplay"), (.resetDecoderBeforeDecoding, "resetDecoderBeforeDecoding"),
+            (.drainAfterDecoding, "drainAfterDecoding"), (.damaged, "damaged"),
+        ])
+    }
 }

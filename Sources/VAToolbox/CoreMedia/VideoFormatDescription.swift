@@ -100,6 +100,7 @@ public struct VideoFormatDescription: Sendable, Hashable, CustomStringConvertibl
         self.dimensions = VideoDimensions(width: Int32(cleanAperture.width), height: Int32(cleanAperture.height))
         self.stream = stream
         self.extensions = extensions
+        self.extensions.decoderConfigurationRecordName = codecType.configurationRecordName
     }
 }
 
@@ -194,7 +195,11 @@ public struct StreamProperties: Sendable, Hashable {
 }
 
 /// The extensions of a format description (`kCMFormatDescriptionExtension_…`).
-public struct FormatDescriptionExtensions: Sendable, Hashable {
+///
+/// It prints as CoreMedia's keys with their values, the configuration record by its name and
+/// size: `[FullRangeVideo: false, FieldCount: 1, ColorPrimaries: bt709, …,
+/// SampleDescriptionExtensionAtoms: avcC (42 bytes)]`.
+public struct FormatDescriptionExtensions: Sendable, Hashable, CustomStringConvertible {
     /// `kCMFormatDescriptionExtension_FullRangeVideo`: samples use the full 0…2ⁿ-1 range.
     public var fullRangeVideo = false
     /// `kCMFormatDescriptionExtension_ColorPrimaries`, nil when the stream does not say.
@@ -210,12 +215,45 @@ public struct FormatDescriptionExtensions: Sendable, Hashable {
     /// `kCMFormatDescriptionExtension_ChromaLocationTopField` as `chroma_sample_loc_type`, nil
     /// when the stream does not say.
     public var chromaLocation: Int?
-    /// `kCMFormatDescriptionExtension_SampleDescriptionExtensionAtoms`: the `avcC` or `hvcC`
-    /// record that describes the same parameter sets.
+    /// `kCMFormatDescriptionExtension_SampleDescriptionExtensionAtoms`: the codec's
+    /// configuration record (`avcC`, `hvcC`, `av1C` or `vpcC`; for MPEG-2 the sequence header)
+    /// that describes the same stream.
     public var decoderConfigurationRecord: [UInt8] = []
+    /// The name of ``decoderConfigurationRecord`` (`"avcC"`), set by the description it belongs
+    /// to from its codec; nil for extensions made by hand.
+    var decoderConfigurationRecordName: String?
 
     /// Creates empty extensions.
     public init() {}
+
+    /// The extensions that are set, by CoreMedia's key without its prefix, each with a short
+    /// value: `[FullRangeVideo: false, FieldCount: 2, ColorPrimaries: bt709, TransferFunction:
+    /// bt709, YCbCrMatrix: bt709, PixelAspectRatio: 16:11, ChromaLocationTopField: Left,
+    /// SampleDescriptionExtensionAtoms: avcC (42 bytes)]`. The record is summarised by its name
+    /// and size, not listed byte by byte.
+    public var description: String {
+        var parts = ["FullRangeVideo: \(fullRangeVideo)", "FieldCount: \(fieldCount)"]
+        if let colorPrimaries { parts.append("ColorPrimaries: \(colorPrimaries)") }
+        if let transferFunction { parts.append("TransferFunction: \(transferFunction)") }
+        if let yCbCrMatrix { parts.append("YCbCrMatrix: \(yCbCrMatrix)") }
+        if let pixelAspectRatio { parts.append("PixelAspectRatio: \(pixelAspectRatio)") }
+        if let chromaLocation {
+            parts.append("ChromaLocationTopField: \(Self.chromaLocationNames[chromaLocation] ?? "\(chromaLocation)")")
+        }
+        if !decoderConfigurationRecord.isEmpty {
+            let size = "\(decoderConfigurationRecord.count) bytes"
+            parts.append(
+                "SampleDescriptionExtensionAtoms: " + (decoderConfigurationRecordName.map { "\($0) (\(size))" } ?? size)
+            )
+        }
+        return "[" + parts.joined(separator: ", ") + "]"
+    }
+
+    /// `chroma_sample_loc_type` → the suffix of CoreMedia's `kCMFormatDescriptionChromaLocation_…`
+    /// (H.264 figure E-1).
+    private static let chromaLocationNames = [
+        0: "Left", 1: "Center", 2: "TopLeft", 3: "Top", 4: "BottomLeft", 5: "Bottom",
+    ]
 }
 
 /// `kCMFormatDescriptionExtension_PixelAspectRatio`: the shape of a pixel.

@@ -138,7 +138,7 @@ public final class PixelBuffer: Sendable, CustomStringConvertible {
     // MARK: - Lock and unlock as a pair
 
     /// How a base-address lock is taken — `CVPixelBufferLockFlags`.
-    public struct LockFlags: OptionSet, Sendable, Hashable {
+    public struct LockFlags: OptionSet, Sendable, Hashable, CustomStringConvertible {
         /// The bit mask, with Apple's bit values.
         public let rawValue: UInt64
         /// Creates flags from a bit mask.
@@ -148,6 +148,9 @@ public final class PixelBuffer: Sendable, CustomStringConvertible {
         /// to the unlock too. Without it the lock is for reading and writing, and a picture that
         /// shares its memory with the decoder (or lives on the GPU) is copied first.
         public static let readOnly = Self(rawValue: 1)
+
+        /// The flags by name: `[.readOnly]`, or `[]` for a read-write lock.
+        public var description: String { describe(names: [(.readOnly, "readOnly")]) }
     }
 
     /// Locks the planes in CPU memory until the matching ``unlockBaseAddress(_:)`` —

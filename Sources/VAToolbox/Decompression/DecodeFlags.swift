@@ -1,5 +1,5 @@
 /// How to decode one frame — `VTDecodeFrameFlags`.
-public struct DecodeFrameFlags: OptionSet, Sendable, Hashable {
+public struct DecodeFrameFlags: OptionSet, Sendable, Hashable, CustomStringConvertible {
     /// The bit mask, with Apple's bit values.
     public let rawValue: UInt32
     /// Creates flags from a bit mask.
@@ -18,10 +18,19 @@ public struct DecodeFrameFlags: OptionSet, Sendable, Hashable {
     /// in presentation order. This session always outputs in presentation order (see
     /// ``DecompressionSession``), so the flag is accepted and changes nothing.
     public static let enableTemporalProcessing = Self(rawValue: 1 << 3)
+
+    /// The flags by name: `[.enableAsynchronousDecompression, .doNotOutputFrame]`; `[]` for none.
+    public var description: String {
+        describe(names: [
+            (.enableAsynchronousDecompression, "enableAsynchronousDecompression"),
+            (.doNotOutputFrame, "doNotOutputFrame"), (.oneTimesRealTimePlayback, "oneTimesRealTimePlayback"),
+            (.enableTemporalProcessing, "enableTemporalProcessing"),
+        ])
+    }
 }
 
 /// What happened to a frame — `VTDecodeInfoFlags`.
-public struct DecodeInfoFlags: OptionSet, Sendable, Hashable {
+public struct DecodeInfoFlags: OptionSet, Sendable, Hashable, CustomStringConvertible {
     /// The bit mask, with Apple's bit values.
     public let rawValue: UInt32
     /// Creates flags from a bit mask.
@@ -37,6 +46,14 @@ public struct DecodeInfoFlags: OptionSet, Sendable, Hashable {
     /// to it without a copy (the CPU path's packed NV12/P010 and converted pictures; never a
     /// surface, nor a decoder's reference frame).
     public static let imageBufferModifiable = Self(rawValue: 1 << 2)
+
+    /// The flags by name: `[.asynchronous, .frameDropped]`; `[]` for none.
+    public var description: String {
+        describe(names: [
+            (.asynchronous, "asynchronous"), (.frameDropped, "frameDropped"),
+            (.imageBufferModifiable, "imageBufferModifiable"),
+        ])
+    }
 }
 
 /// One call of the output handler: the result for one submitted frame.

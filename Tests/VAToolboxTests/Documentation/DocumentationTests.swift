@@ -3,97 +3,14 @@ import Testing
 
 @testable import VAToolbox
 
-/// The docs against the code: every Swift block compiles (as a snippet in
-/// DocumentationSnippets.swift), the DocC catalog's articles are the guides in Docs/, and the
-/// tables of Swift names list what the library declares.
+/// The docs against the code: the DocC catalog's articles are the guides in Docs/, and the
+/// tables of Swift names list what the library declares. (That every Swift block of the guides
+/// compiles is checked by Scripts/check-snippets, which builds them as a dependent package.)
 @Suite("Documentation")
 struct DocumentationTests {
-    /// One Swift block: where it is and its lines, without its leading `import` lines and
-    /// without the indentation of its fence.
-    struct Block: Hashable, CustomStringConvertible {
-        var file: String
-        var number: Int
-        var lines: [String]
-        var description: String { "\(file) \(number)" }
-    }
-
-    /// The Markdown files whose Swift blocks must compile: the README, Docs/*.md, and the
-    /// catalog's own pages (its articles are Docs/ files).
-    static func documents() throws -> [String] {
-        let manager = FileManager.default
-        let docs = try manager.contentsOfDirectory(atPath: TestData.packageRoot.appendingPathComponent("Docs").path)
-            .filter { $0.hasSuffix(".md") }.sorted().map { "Docs/\($0)" }
-        let catalog = try manager.contentsOfDirectory(atPath: catalogURL.path).filter { $0.hasSuffix(".md") }.sorted()
-            .map { "Sources/VAToolbox/VAToolbox.docc/\($0)" }
-            .filter { (try? manager.destinationOfSymbolicLink(atPath: root($0).path)) == nil }
-        return ["README.md"] + docs + catalog
-    }
-
     static let catalogURL = TestData.packageRoot.appendingPathComponent("Sources/VAToolbox/VAToolbox.docc")
 
     static func root(_ path: String) -> URL { TestData.packageRoot.appendingPathComponent(path) }
-
-    /// The ```swift blocks of a Markdown file.
-    static func blocks(in file: String) throws -> [Block] {
-        let text = try String(contentsOf: root(file), encoding: .utf8)
-        var blocks: [Block] = []
-        var current: [String]?
-        var indent = 0
-        for line in text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) {
-            let trimmed = line.trimmingCharacters(in: .whitespaces)
-            if current == nil, trimmed == "```swift" {
-                current = []
-                indent = line.prefix { $0 == " " }.count
-            } else if let lines = current, trimmed == "```" {
-                var body = lines
-                while let first = body.first, first.hasPrefix("import ") || first.isEmpty { body.removeFirst() }
-                blocks.append(Block(file: file, number: blocks.count + 1, lines: body))
-                current = nil
-            } else if current != nil {
-                current?.append(line.prefix(indent).allSatisfy { $0 == " " } ? String(line.dropFirst(indent)) : line)
-            }
-        }
-        return blocks
-    }
-
-    /// The snippets of DocumentationSnippets.swift, by "FILE N", their lines without the four
-    /// spaces of the function body.
-    static func snippets() throws -> [String: [String]] {
-        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-            .appendingPathComponent("DocumentationSnippets.swift")
-        let text = try String(contentsOf: url, encoding: .utf8)
-        var snippets: [String: [String]] = [:]
-        var current: (key: String, lines: [String])?
-        for line in text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) {
-            let trimmed = line.trimmingCharacters(in: .whitespaces)
-            if trimmed.hasPrefix("// snippet: ") {
-                current = (String(trimmed.dropFirst("// snippet: ".count)), [])
-            } else if trimmed == "// end snippet", let finished = current {
-                snippets[finished.key] = finished.lines
-                current = nil
-            } else if current != nil {
-                current?.lines.append(line.hasPrefix("    ") ? String(line.dropFirst(4)) : line)
-            }
-        }
-        return snippets
-    }
-
-    @Test("every Swift block in the README and Docs is a compiled snippet, verbatim")
-    func blocksAreCompiled() throws {
-        let snippets = try Self.snippets()
-        var found: Set<String> = []
-        for file in try Self.documents() {
-            for block in try Self.blocks(in: file) {
-                found.insert(block.description)
-                let snippet = try #require(
-                    snippets[block.description],
-                    "\(block) has no snippet in Tests/VAToolboxTests/Documentation/DocumentationSnippets.swift")
-                #expect(snippet == block.lines, "\(block) differs from its snippet")
-            }
-        }
-        #expect(Set(snippets.keys) == found, "snippets whose block is gone: \(Set(snippets.keys).subtracting(found))")
-        #expect(found.count >= 9)
-    }
 
     @Test("the catalog's articles are the guides in Docs/ (links, not copies)")
     func catalogArticlesAreDocs() throws {
