@@ -36,21 +36,27 @@ enum BenchCommand {
         var threads: Int
         var available = true
         var reason: String?
-        var frames = 0
+        /// The pictures each run decoded; nil when the row could not run, and for the ffmpeg row
+        /// when no VAToolbox row ran (the ffmpeg CLI's count is not read).
+        var frames: Int?
         var seconds: [Double] = []
         var cpuSeconds = 0.0
         var peakKiB = 0
 
-        var fpsBest: Double? { seconds.min().map { $0 > 0 ? Double(frames) / $0 : 0 } }
+        var fpsBest: Double? {
+            guard let frames else { return nil }
+            return seconds.min().map { $0 > 0 ? Double(frames) / $0 : 0 }
+        }
         var fpsMedian: Double? {
-            guard !seconds.isEmpty else { return nil }
+            guard let frames, !seconds.isEmpty else { return nil }
             let sorted = seconds.sorted()
             let middle = sorted.count / 2
             let median = sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
             return median > 0 ? Double(frames) / median : 0
         }
         var cpuSecondsPerFrame: Double? {
-            frames > 0 && !seconds.isEmpty ? cpuSeconds / Double(frames * seconds.count) : nil
+            guard let frames, frames > 0, !seconds.isEmpty else { return nil }
+            return cpuSeconds / Double(frames * seconds.count)
         }
     }
 
@@ -89,7 +95,8 @@ enum BenchCommand {
             rows.append(Row(name: "ffmpeg CLI, \(threads) threads", decoder: "ffmpeg", threads: threads))
         }
         let tool = executablePath()
-        var referenceFrames = 0
+        // The pictures the VAToolbox rows decoded, which the ffmpeg row is taken to decode too.
+        var referenceFrames: Int?
         for index in rows.indices {
             for _ in 0..<runs {
                 var command: [String]
@@ -110,15 +117,17 @@ enum BenchCommand {
                 guard result.status == 0 else {
                     rows[index].available = false
                     rows[index].reason = failureReason(result.output, status: result.status)
+                    rows[index].frames = nil
                     rows[index].seconds = []
                     break
                 }
                 if rows[index].decoder == "ffmpeg" {
                     rows[index].frames = referenceFrames
                 } else {
-                    let frames = result.output.split(separator: "\n").last { $0.hasPrefix("frames=") }
-                    rows[index].frames = frames.flatMap { Int($0.dropFirst(7)) } ?? 0
-                    referenceFrames = max(referenceFrames, rows[index].frames)
+                    let line = result.output.split(separator: "\n").last { $0.hasPrefix("frames=") }
+                    let frames = line.flatMap { Int($0.dropFirst(7)) } ?? 0
+                    rows[index].frames = frames
+                    referenceFrames = max(referenceFrames ?? 0, frames)
                 }
                 rows[index].seconds.append(result.seconds)
                 rows[index].cpuSeconds += result.cpuSeconds
@@ -175,7 +184,7 @@ enum BenchCommand {
             }
             print(
                 [
-                    column(row.name, 30), column("\(row.frames)", 7, right: true),
+                    column(row.name, 30), column(row.frames.map(String.init) ?? "–", 7, right: true),
                     column(row.fpsBest.map { fixed($0, 1) } ?? "–", 10, right: true),
                     column(row.fpsMedian.map { fixed($0, 1) } ?? "–", 11, right: true),
                     column(row.cpuSecondsPerFrame.map { fixed($0 * 1000, 3) } ?? "–", 13, right: true),
@@ -206,7 +215,8 @@ enum BenchCommand {
                                 .object([
                                     ("name", .string(row.name)), ("decoder", .string(row.decoder)),
                                     ("threads", .int(row.threads)), ("available", .bool(row.available)),
-                                    ("reason", .string(row.reason)), ("frames", .int(row.frames)),
+                                    ("reason", .string(row.reason)),
+                                    ("frames", row.frames.map { .int($0) } ?? .null),
                                     ("fps_best", number(row.fpsBest)), ("fps_median", number(row.fpsMedian)),
                                     ("cpu_seconds_per_frame", number(row.cpuSecondsPerFrame)),
                                     ("peak_rss_mib", row.available ? .double(Double(row.peakKiB) / 1024) : .null),
@@ -244,7 +254,9 @@ enum BenchCommand {
                     "<rect x=\"\(labelWidth)\" y=\"\(y + 4)\" width=\"\(length)\" height=\"\(rowHeight - 8)\" fill=\"\(colour)\"/>\n"
                 text += "<text x=\"\(labelWidth + length + 6)\" y=\"\(y + 18)\">\(fixed(fps, 1)) fps</text>\n"
             } else {
-                text += "<text x=\"\(labelWidth)\" y=\"\(y + 18)\" fill=\"#888\">unavailable</text>\n"
+                // A row that ran without a frame count (ffmpeg's, when no VAToolbox row ran) has no rate.
+                let note = row.available ? "no frame count" : "unavailable"
+                text += "<text x=\"\(labelWidth)\" y=\"\(y + 18)\" fill=\"#888\">\(note)</text>\n"
             }
         }
         return text + "</svg>\n"

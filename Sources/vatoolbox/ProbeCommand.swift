@@ -68,10 +68,14 @@ enum ProbeCommand {
             }
             count += 1
         }
+        let streams = try StreamListing.streams(of: source)
+        // The stream read: the reader's track; a raw stream file's one stream.
+        let selected = source.trackIndex ?? (source.path == "-" ? nil : 0)
         if json {
             var members: [(String, JSON)] =
                 JSON.header(schema: "probe") + [("input", .string(path)), ("container", .string(source.containerName))]
-                + JSON.codec(source.codec) + timingJSON(source.mediaTrack, frameCount: count) + [
+                + JSON.codec(source.codec) + [("track", selected.map { .int($0) } ?? .null)]
+                + timingJSON(source.mediaTrack, frameCount: count) + [
                     ("access_units", .int(count)), ("sync_access_units", .int(syncCount)),
                     (
                         "formats",
@@ -81,6 +85,10 @@ enum ProbeCommand {
                                     $0.format, firstAccessUnit: $0.firstAccessUnit, containerAspect: containerAspect)
                             })
                     ),
+                    (
+                        "streams",
+                        streams.map { .array($0.map { StreamListing.json($0, selectedIndex: selected) }) } ?? .null
+                    ),
                 ]
             if listUnits { members.append(("access_unit_list", .array(accessUnits))) }
             print(JSON.object(members).rendered())
@@ -89,6 +97,10 @@ enum ProbeCommand {
                 "\(source.codec.sampleNoun)s: \(count) (sync: \(syncCount)), format descriptions: \(formats.count)"
             )
             if let track = source.trackPropertiesLine { print(track) }
+            if let streams {
+                print("streams: \(streams.count)")
+                for stream in streams { print(StreamListing.line(stream, selectedIndex: selected)) }
+            }
             for problem in source.diagnostics.prefix(10) { print("warning: \(problem.reason)") }
         }
     }

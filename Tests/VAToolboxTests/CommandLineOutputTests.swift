@@ -194,6 +194,7 @@ struct CommandLinePictureTests {
                 #expect((row["peak_rss_mib"] as? Double ?? 0) > 0)
             } else {
                 #expect((row["reason"] as? String)?.isEmpty == false)
+                #expect(row["frames"] is NSNull, "a row that could not run has no frame count")
             }
         }
         #expect(rows[1]["available"] as? Bool == true)

@@ -79,6 +79,50 @@ struct MachineOutputTests {
         }
     }
 
+    @Test("bench --json: a row that could not run has null frames and rates, and says why")
+    func benchRowThatCannotRun() throws {
+        var environment = ProcessInfo.processInfo.environment
+        environment["VATOOLBOX_HWACCEL"] = nil
+        environment["VATOOLBOX_RENDER_NODE"] = nil
+        let missing = "/dev/dri/no-such-node"
+        // The GPU row cannot run on a node that does not exist; the CPU row runs.
+        let arguments = [
+            "bench", Self.fixture, "--device", missing, "--runs", "1", "--frames", "3", "--threads", "1", "--json",
+        ]
+        let result = try CommandRunner.vatoolbox(arguments, environment: environment)
+        #expect(result.status == 0, "\(result.standardError)")
+        let object = try Self.object(arguments, environment: environment)
+        let rows = try #require(object["rows"] as? [[String: Any]])
+        #expect(rows.map { $0["decoder"] as? String } == ["vaapi", "cpu"])
+        let gpu = rows[0]
+        #expect(gpu["available"] as? Bool == false)
+        #expect(gpu["frames"] is NSNull)
+        for key in ["fps_best", "fps_median", "cpu_seconds_per_frame", "peak_rss_mib"] {
+            #expect(gpu[key] is NSNull, "\(key)")
+        }
+        #expect((gpu["reason"] as? String)?.contains(missing) == true, "\(gpu["reason"] ?? "no reason")")
+        #expect(rows[1]["available"] as? Bool == true)
+        #expect(rows[1]["frames"] as? Int == 3)
+        #expect(rows[1]["reason"] is NSNull)
+        #expect(object["speedup_gpu_over_cpu"] is NSNull)
+
+        // Only the GPU and the ffmpeg CLI: the ffmpeg row runs but has no VAToolbox count to take,
+        // so its frames and rates are null too; nothing of VAToolbox ran (exit status 3).
+        let onlyGPU = [
+            "bench", Self.fixture, "--hwaccel", "vaapi", "--device", missing, "--runs", "1", "--frames", "3",
+            "--threads", "1", "--json", "--with-ffmpeg",
+        ]
+        let failed = try CommandRunner.vatoolbox(onlyGPU, environment: environment)
+        #expect(failed.status == 3)
+        let report = try Self.object(onlyGPU, environment: environment)
+        let both = try #require(report["rows"] as? [[String: Any]])
+        #expect(both.map { $0["decoder"] as? String } == ["vaapi", "ffmpeg"])
+        #expect(both.map { $0["available"] as? Bool } == [false, true])
+        #expect(both.allSatisfy { $0["frames"] is NSNull && $0["fps_best"] is NSNull })
+        #expect(both[1]["reason"] is NSNull)
+        #expect((both[1]["run_seconds"] as? [Double])?.count == 1)
+    }
+
     /// ffprobe's value of a key, as the tool writes it: "N/A" and "0/0" are null.
     static func ffprobeValue(_ value: Any?) -> String? {
         guard let text = value as? String, text != "N/A", text != "0/0" else { return nil }
