@@ -137,7 +137,6 @@ enum ProbeCommand {
     }
 
     /// Whether the codec numbers levels (VP8 and VP9 streams state none).
-    static func hasLevels(_ codec: VideoCodecType) -> Bool { codec != .vp8 && codec != .vp9 }
 
     private static func describe(
         _ format: VideoFormatDescription, number: Int, firstAccessUnit: Int, containerAspect: PixelAspectRatio?
@@ -147,8 +146,8 @@ enum ProbeCommand {
         let crop = format.cleanAperture
         print("format description \(number) (from \(format.codecType.sampleNoun) \(firstAccessUnit)):")
         var codec = "\(format.codecType.name) " + profileText(stream.profileName)
-        if hasLevels(format.codecType) { codec += ", level \(stream.levelName)" }
-        if format.codecType == .hevc { codec += stream.highTier ? ", high tier" : ", main tier" }
+        if format.codecType.statesLevel { codec += ", level \(stream.levelName)" }
+        if format.codecType.statesTier { codec += stream.highTier ? ", high tier" : ", main tier" }
         print("  codec: \(codec)")
         print("  size: \(format.dimensions) (coded \(format.codedDimensions), crop left \(crop.left) top \(crop.top))")
         print(
@@ -168,7 +167,7 @@ enum ProbeCommand {
         if let rate = frameRate(format) {
             print("  frame rate: \(rate.num)/\(rate.den) (from the stream's timing information)")
         }
-        if format.codecType == .h264 || format.codecType == .hevc {
+        if format.nalUnitHeaderLength > 0 {
             print("  parameter sets: " + format.parameterSetNALUnits.map { "\($0)" }.joined(separator: "; "))
         } else if !ext.decoderConfigurationRecord.isEmpty {
             print("  configuration record: \(ext.decoderConfigurationRecord.count) bytes")
@@ -184,7 +183,7 @@ enum ProbeCommand {
     static func formatJSON(
         _ format: VideoFormatDescription, firstAccessUnit: Int, containerAspect: PixelAspectRatio? = nil
     ) -> JSON {
-        let levels = hasLevels(format.codecType)
+        let levels = format.codecType.statesLevel
         let stream = format.stream
         let ext = format.extensions
         let crop = format.cleanAperture
@@ -193,7 +192,7 @@ enum ProbeCommand {
                 ("profile", .string(stream.profileName)), ("profile_idc", .int(stream.profileIdc)),
                 ("level", levels ? .string(stream.levelName) : .null),
                 ("level_idc", levels ? .int(stream.levelIdc) : .null),
-                ("tier", format.codecType == .hevc ? .string(stream.highTier ? "high" : "main") : .null),
+                ("tier", format.codecType.statesTier ? .string(stream.highTier ? "high" : "main") : .null),
                 ("width", .int(Int(format.dimensions.width))), ("height", .int(Int(format.dimensions.height))),
                 ("coded_width", .int(Int(format.codedDimensions.width))),
                 ("coded_height", .int(Int(format.codedDimensions.height))),
