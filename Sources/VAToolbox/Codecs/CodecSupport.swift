@@ -135,10 +135,12 @@ extension CodecSupport {
             mayBeInterlaced: parameters.mayBeInterlaced, frameDuration: nil)
         stream.statedLevelName = levelName
         let size = VideoDimensions(width: Int32(parameters.width), height: Int32(parameters.height))
-        return VideoFormatDescription(
+        var format = VideoFormatDescription(
             codecType: codecType, parameterSets: configuration, nalUnitHeaderLength: 0, codedDimensions: size,
             cleanAperture: CleanAperture(left: 0, top: 0, width: parameters.width, height: parameters.height),
             stream: stream, extensions: parameters.extensions)
+        format.containerCodecTag = parameters.codecTag
+        return format
     }
 
     func canFollow(_ current: VideoFormatDescription, with next: VideoFormatDescription) -> Bool {

@@ -42,6 +42,9 @@ struct StreamParameters: Sendable, Hashable {
     var reorderDepth: Int
     /// libavformat's name of the sample format, for messages (`"yuv420p10le"`).
     var pixelFormatName: String
+    /// The container's FourCC of the stream (`codec_tag`: an AVI's `biCompression`, an MP4's
+    /// sample entry type), 0 when it has none.
+    var codecTag: UInt32 = 0
 
     /// The profile's name for people: libavcodec's, else its number, else `"unknown"`.
     var profileDisplayName: String { profileName ?? profile.map { "\($0)" } ?? "unknown" }

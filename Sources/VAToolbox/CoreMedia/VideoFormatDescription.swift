@@ -36,6 +36,11 @@ public struct VideoFormatDescription: Sendable, Hashable, CustomStringConvertibl
     /// Colour, range, aspect ratio and field information, as CoreMedia format description
     /// extensions.
     public var extensions: FormatDescriptionExtensions
+    /// The container's FourCC of the stream (an AVI's `biCompression`), for descriptions made
+    /// from a container's parameters; 0 otherwise. The decoder is told it, as the ffmpeg CLI
+    /// tells it: libavcodec's MPEG-2 decoder starts streams tagged `VCR2`, which carry no
+    /// sequence header, from the container's size.
+    var containerCodecTag: UInt32 = 0
 
     /// `CMVideoFormatDescriptionGetH264ParameterSetAtIndex` and its HEVC twin: the parameter set
     /// at `index` of ``parameterSets``.

@@ -68,6 +68,13 @@ final class LibavcodecContext {
         if !record.isEmpty && support.passesConfigurationRecordToDecoder {
             try Self.setExtradata(record, on: context)
         }
+        // What the ffmpeg CLI tells a decoder of a container's stream (avcodec_parameters_to_context):
+        // the size, which the H.264 decoder crops its pictures to when it is a little smaller than
+        // the SPS's ("crop to container"), and which starts an MPEG-2 stream without a sequence
+        // header; and the container's FourCC, by which the MPEG-2 decoder knows such a stream (VCR2).
+        context.pointee.width = formatDescription.dimensions.width
+        context.pointee.height = formatDescription.dimensions.height
+        context.pointee.codec_tag = formatDescription.containerCodecTag
         // Exact cropping: without this flag libavcodec rounds an odd left/top crop to keep data aligned.
         context.pointee.flags |= Int32(AV_CODEC_FLAG_UNALIGNED)
         // The reorder depth the SPS states, or the DPB size it implies when it states none. Left

@@ -49,6 +49,7 @@ extension StreamParameters {
             ratio.num > 0 && ratio.den > 0
             ? PixelAspectRatio(horizontalSpacing: Int(ratio.num), verticalSpacing: Int(ratio.den)) : nil
         reorderDepth = Int(max(0, parameters.video_delay))
+        codecTag = parameters.codec_tag
     }
 
     /// A colour code point, nil for 2 (unspecified) and anything out of range.

@@ -36,6 +36,15 @@ struct H264CodecSupport: NALUnitCodecSupport {
         try VideoFormatDescription(avcC: record)
     }
 
+    /// From the `avcC` record (nil for Annex B extradata or none), cropped to the container's
+    /// picture size where libavcodec crops to it (``VideoFormatDescription/croppedToContainer(width:height:)``).
+    func formatDescription(container parameters: StreamParameters) throws(VTError) -> VideoFormatDescription? {
+        let record = parameters.configurationRecord
+        guard record.first == 1 else { return nil }
+        return try formatDescription(record: record).croppedToContainer(
+            width: parameters.width, height: parameters.height)
+    }
+
     func makeReferenceTracker() -> any ReferenceTracker { H264ReferenceContinuity() }
 
     /// An IDR picture is a closed point. A non-IDR picture is an open one when the container calls

@@ -38,6 +38,23 @@ struct MPEG2CodecSupport: CodecSupport {
         }
     }
 
+    /// Whether the stream is ATI's VCR2, by its container FourCC (libavformat's little-endian
+    /// `codec_tag`, in capitals as libavcodec's `ff_toupper4` compares it): MPEG-2 pictures without
+    /// sequence headers, started from the container's size (`vcr2_init_sequence` in `mpeg12dec.c`).
+    static func isVCR2(_ format: VideoFormatDescription) -> Bool {
+        FourCC.string(format.containerCodecTag.byteSwapped).uppercased() == "VCR2"
+    }
+
+    /// VCR2 codes each macroblock's Cr block before its Cb block: libavcodec exchanges them in its
+    /// own reconstruction (`swap_uv`); a VA-API driver decodes them in the standard's order, into
+    /// the other plane.
+    func hardwareDecodeRefusal(for format: VideoFormatDescription) -> VTError? {
+        guard Self.isVCR2(format) else { return nil }
+        return VTError.couldNotFindVideoDecoder.with(
+            "the MPEG-2 stream is tagged VCR2, whose chroma blocks come in the other order: only libavcodec's "
+                + "software decoder exchanges them")
+    }
+
     func makeReferenceTracker() -> any ReferenceTracker { MPEG2FieldPictures() }
 
     /// An I picture is a closed point after a GOP header with `closed_gop` 1, an open one
