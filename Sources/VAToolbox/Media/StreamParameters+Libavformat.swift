@@ -30,6 +30,7 @@ extension StreamParameters {
             case (_, 1, 1): chromaFormatIdc = 1
             case (_, 1, 0): chromaFormatIdc = 2
             case (_, 0, 0): chromaFormatIdc = 3
+            case (_, 0, 1): chromaFormatIdc = StreamProperties.chromaFormat440
             default: chromaFormatIdc = nil
             }
         } else {
