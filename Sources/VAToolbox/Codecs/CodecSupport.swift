@@ -219,7 +219,8 @@ struct FrameContinuity: Sendable, Hashable {
     var showsNoPicture = false
     /// Whether decoders discard, without output, the pictures of the samples before this one
     /// that they have not output yet (HEVC `NoOutputOfPriorPicsFlag`, clause C.5.2.2: a CRA
-    /// picture after an end of sequence): no picture for those samples is no loss.
+    /// picture after an end of sequence; libavcodec's MPEG-2 decoder restarting at a sequence
+    /// header of another size): no picture for those samples is no loss.
     var discardsPriorPictures = false
 }
 
