@@ -145,8 +145,10 @@ final class LibavcodecContext {
                 guard let base = bytes.baseAddress else { return }
                 UnsafeMutableRawPointer(packet.pointee.data).copyMemory(from: base, byteCount: bytes.count)
             }
+            // The token comes back as the picture's `pts`, and as the `pkt_dts` of the picture
+            // this packet releases from the decoder's reorder buffer.
             packet.pointee.pts = token
-            packet.pointee.dts = CFFmpeg_AV_NOPTS_VALUE()
+            packet.pointee.dts = token
             // What libavcodec logs while decoding this sample, on any thread, carries its token.
             context.pointee.reordered_opaque = token
             defer { av_packet_unref(packet) }
@@ -204,9 +206,9 @@ final class LibavcodecContext {
         guard let status = picture.status, let message = log.explanation(forToken: picture.token) else {
             return picture
         }
-        return DecodedPicture(
-            token: picture.token, pixelBuffer: picture.pixelBuffer, status: status.quoting(message),
-            isDeviceFault: picture.isDeviceFault, handOut: picture.handOut)
+        var explained = picture
+        explained.status = status.quoting(message)
+        return explained
     }
 
     /// Wraps a decoded frame in CPU memory as a picture, moving its buffers out; its status is
@@ -222,6 +224,7 @@ final class LibavcodecContext {
         from frame: UnsafeMutablePointer<AVFrame>, surfaceAccess: (any SurfaceAccess)?
     ) throws(VTError) -> DecodedPicture {
         let token = frame.pointee.pts
+        let released = frame.pointee.pkt_dts
         let damage = damage(of: frame)
         let fullRange = frame.pointee.color_range == AVCOL_RANGE_JPEG
         let format = frame.pointee.format.pixelFormat
@@ -238,7 +241,7 @@ final class LibavcodecContext {
         return DecodedPicture(
             token: token,
             pixelBuffer: PixelBuffer(taking: reference, pixelFormat: pixelFormat, surfaceAccess: surfaceAccess),
-            status: damage)
+            status: damage, releasedBy: released == CFFmpeg_AV_NOPTS_VALUE() ? nil : released)
     }
 
     /// What libavcodec says is wrong with a decoded frame.

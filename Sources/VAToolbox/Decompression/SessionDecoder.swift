@@ -72,6 +72,13 @@ final class SessionDecoder: @unchecked Sendable {
     /// The last token given to a back end: a drain can only show frames up to it missing (later
     /// ones are accepted but not decoded yet).
     private var lastSentToken: Int64 = -1
+    /// The decode time stamps of the samples last given to a back end, by token: a picture's
+    /// ``DecompressionOutput/releasingDecodeTimeStamp`` is its releasing sample's. A picture is
+    /// released at most a DPB (or a thread count) of samples after its own, so the latest
+    /// ``releaseWindow`` are kept.
+    private var decodeTimes: [Int64: MediaTime] = [:]
+    /// How many samples' decode time stamps ``decodeTimes`` keeps.
+    private static let releaseWindow: Int64 = 512
 
     init(
         backend: any DecoderBackend, formatDescription: VideoFormatDescription, settings: DecoderSettings,
@@ -271,6 +278,10 @@ final class SessionDecoder: @unchecked Sendable {
             data = job.inBandConfiguration + data
         }
         lastSentToken = job.token
+        decodeTimes[job.token] = job.sample.decodeTimeStamp
+        if decodeTimes.count > 2 * Int(Self.releaseWindow) {
+            decodeTimes = decodeTimes.filter { $0.key > job.token - Self.releaseWindow }
+        }
         replay.record(data, access: access)
         backendHasDecoded = true
         currentFormat = job.sample.formatDescription
@@ -384,7 +395,9 @@ final class SessionDecoder: @unchecked Sendable {
             // A picture of a replayed sample: its frame was handed out before the finish.
             guard picture.token >= 0 else { continue }
             if backend.hardware != nil { countDeviceResult(isFault: picture.isDeviceFault, token: picture.token) }
-            finish(picture.token, status: picture.status, image: picture.pixelBuffer, handOut: picture.handOut)
+            finish(
+                picture.token, status: picture.status, image: picture.pixelBuffer, handOut: picture.handOut,
+                releasedAt: picture.releasedBy.flatMap { decodeTimes[$0] } ?? .invalid)
         }
         guard lostAfterDrain else { return }
         let sentUpTo = lastSentToken
@@ -410,7 +423,10 @@ final class SessionDecoder: @unchecked Sendable {
     /// Calls the output handler for one frame and forgets it, converting its picture first when
     /// the attributes ask for another format or size, and otherwise handing it out in the
     /// native format (a planar 4:2:0 picture of the CPU packed as NV12 or P010).
-    private func finish(_ token: Int64, status: VTError?, image: PixelBuffer?, handOut: HandOut = .asIs) {
+    private func finish(
+        _ token: Int64, status: VTError?, image: PixelBuffer?, handOut: HandOut = .asIs,
+        releasedAt: MediaTime = .invalid
+    ) {
         guard let pending = shared.withLock({ $0.pending.removeValue(forKey: token) }) else { return }
         // libavcodec conceals a lost reference without flagging the frames it damages.
         let status =
@@ -426,12 +442,12 @@ final class SessionDecoder: @unchecked Sendable {
                 // one) goes out as it is, without a copy; no request means the native layout.
                 var picture = handOut.apply(to: image)
                 if transfer == nil { picture = try packer.pack(picture) }
-                outputHandler(pending.output(status: status, image: picture))
+                outputHandler(pending.output(status: status, image: picture, releasedAt: releasedAt))
                 return
             }
             let converted = try transfer.convert(image)
             shared.withLock { $0.pool = transfer.transfer.currentPool }
-            outputHandler(pending.output(status: status, image: converted))
+            outputHandler(pending.output(status: status, image: converted, releasedAt: releasedAt))
         } catch {
             outputHandler(pending.output(status: error, image: nil))
         }
@@ -501,13 +517,16 @@ struct PendingFrame: Sendable {
     /// before it, or the GPU failed a picture it may refer to.
     var missingReference: String?
 
-    func output(status: VTError?, image: PixelBuffer?) -> DecompressionOutput {
+    /// The output handler's argument for this frame; `releasedAt` is the decode time stamp of the
+    /// sample whose decoding released its picture.
+    func output(status: VTError?, image: PixelBuffer?, releasedAt: MediaTime = .invalid) -> DecompressionOutput {
         var info: DecodeInfoFlags = flags.contains(.enableAsynchronousDecompression) ? .asynchronous : []
         if image == nil { info.insert(.frameDropped) }
         if image?.isWritableWithoutCopy == true { info.insert(.imageBufferModifiable) }
         return DecompressionOutput(
             status: status, infoFlags: info, imageBuffer: image, presentationTimeStamp: timing.presentationTimeStamp,
-            presentationDuration: timing.duration, frameRefcon: refcon)
+            presentationDuration: timing.duration, frameRefcon: refcon,
+            releasingDecodeTimeStamp: image == nil ? .invalid : releasedAt)
     }
 }
 
