@@ -14,6 +14,9 @@ struct DecodedFrame {
     let image: PixelBuffer
     /// Its presentation time stamp (invalid for raw streams, which carry none).
     let presentationTimeStamp: MediaTime
+    /// The decode time stamp of the sample whose decoding released it from the decoder
+    /// (``DecompressionOutput/releasingDecodeTimeStamp``); invalid when the end of the stream did.
+    let releasedAt: MediaTime
     /// Whether the decoder reported damage for it.
     let damaged: Bool
 }
@@ -190,7 +193,7 @@ enum DecodeLoop {
                     try onFrame(
                         DecodedFrame(
                             index: index, image: image, presentationTimeStamp: output.presentationTimeStamp,
-                            damaged: output.status != nil))
+                            releasedAt: output.releasingDecodeTimeStamp, damaged: output.status != nil))
                 } catch {
                     state.withLock { if $0.stop == nil { $0.stop = error } }
                 }

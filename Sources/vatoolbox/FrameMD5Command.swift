@@ -68,6 +68,12 @@ final class FrameHasher: @unchecked Sendable {
     private let reorderDelay: Int
     private var startTime: MediaTime?
     private var nextPTS: Int64 = 0
+    /// libavcodec's `guess_correct_pts` state: how many presentation and decode time stamps did
+    /// not increase, and the last of each.
+    private var faultyPresentationTimes = 0
+    private var faultyDecodeTimes = 0
+    private var lastPresentationTime: MediaTime?
+    private var lastDecodeTime: MediaTime?
     /// Each sample's decode time stamp, in decode order.
     private let decodeTimes = Mutex<[MediaTime]>([])
 
@@ -111,11 +117,36 @@ final class FrameHasher: @unchecked Sendable {
             "0, \(pad(pts, 10)), \(pad(pts, 10)), \(pad(1, 8)), \(pad(Int64(size), 8)), \(frame.image.md5)\n")
     }
 
-    /// The time libavcodec's `best_effort_timestamp` gives a picture that has no presentation
-    /// time stamp (an MPEG-2 I or P picture in an elementary stream): the decode time stamp of
-    /// the packet that released it — the sample `reorderDelay` after it in decode order — or,
-    /// past the last sample, the ffmpeg CLI's prediction (the last decode time stamp plus a
-    /// frame per sample). Nil when the samples carry no time stamps at all.
+    /// libavcodec's `best_effort_timestamp` (`guess_correct_pts` in `decode.c`): the picture's
+    /// presentation time stamp, unless more of those than of the releasing samples' decode time
+    /// stamps failed to increase so far (an MP4 remuxed from a raw stream, whose presentation
+    /// time stamps are its decode time stamps), or it has none (an MPEG-2 elementary stream's I
+    /// and P pictures); then the decode time stamp of the sample that released it. Nil when the
+    /// picture has neither.
+    private func bestEffortTime(of frame: DecodedFrame) -> MediaTime? {
+        let presentation = frame.presentationTimeStamp.isNumeric ? frame.presentationTimeStamp : nil
+        let decode = frame.releasedAt.isNumeric ? frame.releasedAt : nil
+        if let decode {
+            if let last = lastDecodeTime, decode <= last { faultyDecodeTimes += 1 }
+            lastDecodeTime = decode
+        } else if let presentation {
+            lastDecodeTime = presentation
+        }
+        if let presentation {
+            if let last = lastPresentationTime, presentation <= last { faultyPresentationTimes += 1 }
+            lastPresentationTime = presentation
+        } else if let decode {
+            lastPresentationTime = decode
+        }
+        if let presentation, faultyPresentationTimes <= faultyDecodeTimes || decode == nil { return presentation }
+        return decode
+    }
+
+    /// The time the ffmpeg CLI gives a picture libavcodec gives none (an MPEG-2 elementary
+    /// stream's last anchor picture, released by the end of the stream): the decode time stamp
+    /// of the sample `reorderDelay` after it in decode order or, past the last sample, the CLI's
+    /// prediction (the last decode time stamp plus a frame per sample). Nil when the samples
+    /// carry no time stamps at all.
     private func guessedTime(of frame: DecodedFrame) -> MediaTime? {
         let position = frame.index + reorderDelay
         return decodeTimes.withLock { times -> MediaTime? in
@@ -131,7 +162,7 @@ final class FrameHasher: @unchecked Sendable {
     /// is not after the previous one, in which case the next number; nil for a picture ffmpeg drops.
     private func timestamp(of frame: DecodedFrame) -> Int64? {
         defer { nextPTS += 1 }
-        var time = frame.presentationTimeStamp
+        var time = bestEffortTime(of: frame) ?? .invalid
         if !time.isNumeric, let guess = guessedTime(of: frame) { time = guess }
         guard time.isNumeric else { return nextPTS }
         if startTime == nil { startTime = time }

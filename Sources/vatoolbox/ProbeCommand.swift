@@ -183,8 +183,10 @@ enum ProbeCommand {
     static func formatJSON(
         _ format: VideoFormatDescription, firstAccessUnit: Int, containerAspect: PixelAspectRatio? = nil
     ) -> JSON {
-        let levels = format.codecType.statesLevel
         let stream = format.stream
+        // Null where the stream states no level (VP8, VP9, an MPEG-2 stream without a sequence
+        // extension), as ffprobe prints FF_LEVEL_UNKNOWN (-99).
+        let levels = format.codecType.statesLevel && stream.levelName != "unknown"
         let ext = format.extensions
         let crop = format.cleanAperture
         return .object(

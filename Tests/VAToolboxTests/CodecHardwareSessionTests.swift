@@ -114,6 +114,31 @@ extension VATestDriverTests {
             }
         }
 
+        /// Streams the session keeps off the GPU whatever the driver offers: VCR2 MPEG-2 (its chroma
+        /// blocks come in the other order, which only libavcodec's software decoder undoes) and VP9
+        /// 4:4:0 (no VA profile). Preferred, they decode on the CPU as ffmpeg does and say why;
+        /// required, the session is refused with the reason.
+        @Test(arguments: [("mpeg2-vcr2.avi", "VCR2"), ("vp9-profile1-440.ivf", "VP9")])
+        func streamsTheGPUMustNotDecodeGoToTheCPUWithTheReason(name: String, reason: String) throws {
+            let file = try #require(CodecFile.fixtures.first { $0.name == name })
+            #expect(!file.decodesOnTheGPU)
+            let samples = try TestData.samples(file.url.path)
+            let outputs = Outputs()
+            let session = try Sessions.session(samples[0].formatDescription, acceleration: .preferred, outputs: outputs)
+            #expect(!session.usingHardwareAcceleratedVideoDecoder)
+            #expect(
+                session.hardwareUnavailableReason?.contains(reason) == true,
+                "\(session.hardwareUnavailableReason ?? "")")
+            try decode(samples, with: session)
+            let oracle = try FrameMD5Oracle(contentsOf: file.url.appendingPathExtension("framemd5")).frames
+            #expect(outputs.all.allSatisfy { $0.status == nil })
+            #expect(outputs.all.compactMap(\.imageBuffer).map(planarMD5) == oracle.map(\.md5))
+            let refusal = #expect(throws: VTError.couldNotFindVideoDecoder) {
+                _ = try Sessions.session(samples[0].formatDescription, outputs: Outputs())
+            }
+            #expect(refusal?.reason.contains(reason) == true, "\(String(describing: refusal))")
+        }
+
         /// A VP9 stream that grows past the driver's largest picture at a key frame: the GPU
         /// decodes up to there, the CPU from there on, and every frame comes out once.
         @Test(arguments: TestVADriver.personalities)

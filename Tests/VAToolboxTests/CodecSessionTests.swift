@@ -12,7 +12,7 @@ struct CodecFile: Sendable, CustomTestStringConvertible, Hashable {
     let url: URL
     let codec: VideoCodecType
     /// Whether the test VA driver's profiles cover it (4:2:0, 8 or 10 bits, a VA-API profile, at
-    /// least the driver's 16x16).
+    /// least the driver's 16x16), and the session lets the GPU decode it (not a VCR2 stream).
     let decodesOnTheGPU: Bool
 
     var testDescription: String { name }
@@ -23,7 +23,8 @@ struct CodecFile: Sendable, CustomTestStringConvertible, Hashable {
             guard let file = row["file"], let codec = codecs[row["codec"] ?? ""] else { return nil }
             return CodecFile(
                 name: file, url: TestData.fixtures.appendingPathComponent(file), codec: codec,
-                decodesOnTheGPU: !file.contains("444") && file != "vp9-8x8.ivf")
+                decodesOnTheGPU: !file.contains("444") && !file.contains("440")
+                    && !["vp9-8x8.ivf", "mpeg2-vcr2.avi"].contains(file))
         }
 
     /// The cros-codecs VP8, VP9 and AV1 streams that have per-frame MD5s.
@@ -154,7 +155,9 @@ struct CodecFile: Sendable, CustomTestStringConvertible, Hashable {
         let pixelFormat = stream["pix_fmt"] ?? ""
         let depth = pixelFormat.contains("p10") ? 10 : pixelFormat.contains("p12") ? 12 : 8
         #expect(format.stream.bitDepthLuma == depth, "\(file.name): \(pixelFormat)")
-        let chroma = pixelFormat.contains("444") ? 3 : pixelFormat.contains("422") ? 2 : 1
+        let chroma =
+            pixelFormat.contains("444")
+            ? 3 : pixelFormat.contains("422") ? 2 : pixelFormat.contains("440") ? StreamProperties.chromaFormat440 : 1
         #expect(format.stream.chromaFormatIdc == chroma, "\(file.name): \(pixelFormat)")
         if let profile = stream["profile"] { #expect(format.stream.profileName == profile) }
         let planar = DecompressionSession.planarPixelFormat(for: format)
@@ -168,7 +171,7 @@ struct CodecFile: Sendable, CustomTestStringConvertible, Hashable {
     /// The bitstream initialisers describe the same stream as the container does.
     @Test(arguments: [
         "av1.mp4", "av1-10bit.mkv", "av1.ivf", "vp9-profile0.ivf", "vp9-profile2-10bit.webm", "vp8.ivf",
-        "mpeg2-progressive.m2v", "mpeg2-interlaced.ts",
+        "mpeg2-progressive.m2v", "mpeg2-interlaced.ts", "vp9-profile1-440.ivf", "vp9-profile3-440-12bit.ivf",
     ])
     func descriptionsFromTheBitstreamAgreeWithTheContainer(name: String) throws {
         let file = try #require(CodecFile.fixtures.first { $0.name == name })

@@ -72,7 +72,23 @@ struct MPEG2BitstreamTests {
     static let streams = CodecStream.list(
         CodecStreams.fixtures("mpeg2").filter { $0.pathExtension == "m2v" || CommandRunner.hasFFmpeg })
 
-    @Test("samples, sync samples and sequence fields match ffprobe", arguments: streams)
+    /// Fixtures ``matchesFFprobe(stream:)`` leaves out, and why.
+    static let leftOutOfSamples = [
+        "mpeg2-vcr2.avi":
+            "VCR2 has no sequence header, and ffprobe's packets are its AVI chunks, which start at the user data "
+            + "that replaced the sequence header (the library starts a sample at a GOP or picture header); "
+            + "DecompressionSessionRealWorldTests and the manifest-driven suites check it"
+    ]
+    /// Fixtures ``displayOrder(stream:)`` leaves out, and why.
+    static let leftOutOfDisplayOrder = [
+        "mpeg2-size-change.m2v":
+            "libavcodec drops the anchor it held at the second sequence header: ffprobe lists 11 of the 12 "
+            + "pictures (DecompressionSessionRealWorldTests checks which one)"
+    ]
+
+    @Test(
+        "samples, sync samples and sequence fields match ffprobe",
+        arguments: streams.filter { leftOutOfSamples[$0.url.lastPathComponent] == nil })
     func matchesFFprobe(stream: CodecStream) throws {
         let (_, samples) = try mpeg2Samples(stream.url)
         let infos = try samples.map { sample throws(VTError) in try MPEG2PictureInfo(sample) }
@@ -109,7 +125,9 @@ struct MPEG2BitstreamTests {
         #expect(infos.allSatisfy { $0.pictures.count == 1 && !$0.isFieldPicture && $0.pictures[0].sliceCount > 0 })
     }
 
-    @Test("pictures in display order match ffprobe's frames", arguments: streams)
+    @Test(
+        "pictures in display order match ffprobe's frames",
+        arguments: streams.filter { leftOutOfDisplayOrder[$0.url.lastPathComponent] == nil })
     func displayOrder(stream: CodecStream) throws {
         let (_, samples) = try mpeg2Samples(stream.url)
         let infos = try samples.map { sample throws(VTError) in try MPEG2PictureInfo(sample) }

@@ -32,7 +32,9 @@ import Testing
         while let sample = try reader.nextSample() { try session.decodeFrame(sample) }
         try session.finishDelayedFrames()
         session.invalidate()
-        let decoded = outputs.all
+        // A frame dropped without an error has no picture in ffmpeg's output either: a sample outside
+        // the edit list, or the picture the MPEG-2 decoder drops when a new sequence restarts it.
+        let decoded = outputs.all.filter { $0.imageBuffer != nil || $0.status != nil }
         let expected = try FrameMD5Oracle(contentsOf: URL(fileURLWithPath: url.path + ".framemd5")).frames.map(\.md5)
         #expect(decoded.map { $0.imageBuffer.map(planarMD5) ?? "none" } == expected, "\(file)")
         // Presentation time stamps, in the track's time scale, against ffprobe's frame pts.
@@ -44,6 +46,11 @@ import Testing
             (frame["pts"] as? Int).map { MediaTime(value: Int64($0), timescale: reader.timescale) } ?? .invalid
         }
         #expect(decoded.map(\.presentationTimeStamp) == expectedPTS, "\(file): PTS")
+        // The sample that released each picture, against libavcodec's pkt_dts in ffprobe's frames.
+        let expectedRelease = frames.map { frame in
+            (frame["pkt_dts"] as? Int).map { MediaTime(value: Int64($0), timescale: reader.timescale) } ?? .invalid
+        }
+        #expect(decoded.map(\.releasingDecodeTimeStamp) == expectedRelease, "\(file): releasing samples")
     }
 
     @Test func missingFileUnknownContainerAndOtherCodecsAreClearErrors() throws {

@@ -139,7 +139,7 @@ extension CodecSupport {
     ///   - levelName: The level's name.
     ///   - configuration: In-band configuration units (AV1 sequence header, MPEG-2 sequence header).
     /// - Throws: ``VTError/couldNotFindVideoDecoder`` for a sample layout with no chroma format
-    ///   (RGB, 4:4:0, 4:1:1).
+    ///   (RGB, 4:1:1).
     func describedByContainer(
         _ parameters: StreamParameters, profileName: String, profileIdc: Int, levelIdc: Int, levelName: String,
         configuration: [[UInt8]] = []
@@ -147,7 +147,7 @@ extension CodecSupport {
         guard let chroma = parameters.chromaFormatIdc else {
             throw VTError.couldNotFindVideoDecoder.with(
                 "the \(displayName) stream's samples are \(parameters.pixelFormatName), a layout VAToolbox does not "
-                    + "hand out (it decodes 4:0:0, 4:2:0, 4:2:2 and 4:4:4 YCbCr)")
+                    + "hand out (it decodes 4:0:0, 4:2:0, 4:2:2, 4:4:4 and VP9's 4:4:0 YCbCr)")
         }
         guard parameters.width > 0, parameters.height > 0, parameters.width <= 16384, parameters.height <= 16384 else {
             throw VTError.formatDescriptionInvalidParameter.with(
@@ -161,10 +161,12 @@ extension CodecSupport {
             mayBeInterlaced: parameters.mayBeInterlaced, frameDuration: nil)
         stream.statedLevelName = levelName
         let size = VideoDimensions(width: Int32(parameters.width), height: Int32(parameters.height))
-        return VideoFormatDescription(
+        var format = VideoFormatDescription(
             codecType: codecType, parameterSets: configuration, nalUnitHeaderLength: 0, codedDimensions: size,
             cleanAperture: CleanAperture(left: 0, top: 0, width: parameters.width, height: parameters.height),
             stream: stream, extensions: parameters.extensions)
+        format.containerCodecTag = parameters.codecTag
+        return format
     }
 
     func canFollow(_ current: VideoFormatDescription, with next: VideoFormatDescription) -> Bool {
@@ -199,8 +201,24 @@ extension CodecSupport {
         case (1, 12): return .yuv420Planar12
         case (2, 12): return .yuv422Planar12
         case (3, 12): return .yuv444Planar12
+        case (StreamProperties.chromaFormat440, 8): return .yuv440Planar
+        case (StreamProperties.chromaFormat440, 10): return .yuv440Planar10
+        case (StreamProperties.chromaFormat440, 12): return .yuv440Planar12
         default: return .yuv420Planar10
         }
+    }
+
+    /// Refuses an RGB stream: 4:4:4 with the identity matrix (`matrix_coefficients` 0; VP9's
+    /// `color_space` sRGB), which libavcodec decodes to planar GBR (`gbrp`), a layout VAToolbox
+    /// does not hand out.
+    ///
+    /// - Throws: ``VTError/couldNotFindVideoDecoder`` for such a stream.
+    func refuseRGB(_ format: VideoFormatDescription) throws(VTError) {
+        guard format.stream.chromaFormatIdc == 3, format.extensions.yCbCrMatrix == .identity else { return }
+        throw VTError.couldNotFindVideoDecoder.with(
+            "the \(displayName) stream is RGB (4:4:4 with the identity matrix, matrix_coefficients 0), which "
+                + "libavcodec decodes to planar GBR; VAToolbox hands out YCbCr pictures only",
+            hint: "convert it first, e.g. ffmpeg -i INPUT -pix_fmt yuv444p -c:v libx264 OUTPUT")
     }
 
     func softwarePixelFormat(for format: VideoFormatDescription) -> PixelFormat {
@@ -227,7 +245,8 @@ struct FrameContinuity: Sendable, Hashable {
     var showsNoPicture = false
     /// Whether decoders discard, without output, the pictures of the samples before this one
     /// that they have not output yet (HEVC `NoOutputOfPriorPicsFlag`, clause C.5.2.2: a CRA
-    /// picture after an end of sequence): no picture for those samples is no loss.
+    /// picture after an end of sequence; libavcodec's MPEG-2 decoder restarting at a sequence
+    /// header of another size): no picture for those samples is no loss.
     var discardsPriorPictures = false
 }
 

@@ -19,8 +19,8 @@ struct StreamParameters: Sendable, Hashable {
     var profileName: String?
     /// libavcodec's level number, or nil when unknown.
     var level: Int?
-    /// `chroma_format_idc`: 0 monochrome, 1 4:2:0, 2 4:2:2, 3 4:4:4; nil for a layout without one
-    /// (4:4:0, 4:1:1, RGB).
+    /// `chroma_format_idc`: 0 monochrome, 1 4:2:0, 2 4:2:2, 3 4:4:4, and
+    /// ``StreamProperties/chromaFormat440`` for 4:4:0; nil for a layout without one (4:1:1, RGB).
     var chromaFormatIdc: Int?
     /// The bit depth of the samples.
     var bitDepth: Int
@@ -42,6 +42,9 @@ struct StreamParameters: Sendable, Hashable {
     var reorderDepth: Int
     /// libavformat's name of the sample format, for messages (`"yuv420p10le"`).
     var pixelFormatName: String
+    /// The container's FourCC of the stream (`codec_tag`: an AVI's `biCompression`, an MP4's
+    /// sample entry type), 0 when it has none.
+    var codecTag: UInt32 = 0
 
     /// The profile's name for people: libavcodec's, else its number, else `"unknown"`.
     var profileDisplayName: String { profileName ?? profile.map { "\($0)" } ?? "unknown" }

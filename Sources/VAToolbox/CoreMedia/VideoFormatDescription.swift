@@ -36,6 +36,11 @@ public struct VideoFormatDescription: Sendable, Hashable, CustomStringConvertibl
     /// Colour, range, aspect ratio and field information, as CoreMedia format description
     /// extensions.
     public var extensions: FormatDescriptionExtensions
+    /// The container's FourCC of the stream (an AVI's `biCompression`), for descriptions made
+    /// from a container's parameters; 0 otherwise. The decoder is told it, as the ffmpeg CLI
+    /// tells it: libavcodec's MPEG-2 decoder starts streams tagged `VCR2`, which carry no
+    /// sequence header, from the container's size.
+    var containerCodecTag: UInt32 = 0
 
     /// `CMVideoFormatDescriptionGetH264ParameterSetAtIndex` and its HEVC twin: the parameter set
     /// at `index` of ``parameterSets``.
@@ -156,7 +161,9 @@ public struct StreamProperties: Sendable, Hashable {
     public var levelIdc: Int
     /// Whether the HEVC stream uses the High tier (always false for H.264).
     public var highTier: Bool
-    /// `chroma_format_idc`: 0 monochrome, 1 4:2:0, 2 4:2:2, 3 4:4:4.
+    /// `chroma_format_idc`: 0 monochrome, 1 4:2:0, 2 4:2:2, 3 4:4:4; and for a layout no
+    /// `chroma_format_idc` names, VP9's 4:4:0 (chroma halved vertically only),
+    /// ``chromaFormat440``.
     public var chromaFormatIdc: Int
     /// The luma bit depth, 8 to 16.
     public var bitDepthLuma: Int
@@ -183,10 +190,15 @@ public struct StreamProperties: Sendable, Hashable {
         return tenths % 10 == 0 ? "\(tenths / 10)" : "\(tenths / 10).\(tenths % 10)"
     }
 
-    /// `"4:2:0"`, `"4:2:2"`, `"4:4:4"` or `"4:0:0"`.
+    /// `"4:2:0"`, `"4:2:2"`, `"4:4:4"`, `"4:0:0"` or `"4:4:0"`.
     public var chromaFormatName: String {
-        ["4:0:0", "4:2:0", "4:2:2", "4:4:4"][min(max(chromaFormatIdc, 0), 3)]
+        ["4:0:0", "4:2:0", "4:2:2", "4:4:4", "4:4:0"][min(max(chromaFormatIdc, 0), Self.chromaFormat440)]
     }
+
+    /// The ``chromaFormatIdc`` of 4:4:0 streams (VP9 profiles 1 and 3 with `subsampling_x` 0 and
+    /// `subsampling_y` 1: chroma of full width and half height), 4. No `chroma_format_idc` of
+    /// H.264, HEVC, AV1 or MPEG-2 names this layout, so no VA-API profile matches it either.
+    public static let chromaFormat440 = 4
 
     /// Whether the properties came from an HEVC SPS.
     var isHEVC = false

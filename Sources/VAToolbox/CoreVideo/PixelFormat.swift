@@ -61,6 +61,14 @@ public struct PixelFormat: RawRepresentable, Sendable, Hashable, CustomStringCon
     public static let yuv444Planar12 = PixelFormat(fourCC: "y4l2")
     /// `'Y010'` (VAToolbox): luma only, 10 bits low, little-endian (FFmpeg `gray10le`).
     public static let gray10 = PixelFormat(fourCC: "Y010")
+    /// `'y440'` (VAToolbox): planar 4:4:0, 8 bits (FFmpeg `yuv440p`): chroma planes of the full
+    /// width and half the height, the native output of VP9 4:4:0 decoding.
+    public static let yuv440Planar = PixelFormat(fourCC: "y440")
+    /// `'yvl0'` (VAToolbox): planar 4:4:0, 10 bits low, little-endian (FFmpeg `yuv440p10le`);
+    /// `v` for chroma halved vertically only.
+    public static let yuv440Planar10 = PixelFormat(fourCC: "yvl0")
+    /// `'yvl2'` (VAToolbox): planar 4:4:0, 12 bits low, little-endian (FFmpeg `yuv440p12le`).
+    public static let yuv440Planar12 = PixelFormat(fourCC: "yvl2")
 
     /// The four characters, for example `"420v"`.
     public var fourCC: String { FourCC.string(rawValue) }
@@ -88,6 +96,8 @@ public struct PixelFormat: RawRepresentable, Sendable, Hashable, CustomStringCon
         (.yuv422Planar10, AV_PIX_FMT_YUV422P10LE, nil), (.yuv444Planar10, AV_PIX_FMT_YUV444P10LE, nil),
         (.yuv420Planar12, AV_PIX_FMT_YUV420P12LE, nil), (.yuv422Planar12, AV_PIX_FMT_YUV422P12LE, nil),
         (.yuv444Planar12, AV_PIX_FMT_YUV444P12LE, nil), (.gray10, AV_PIX_FMT_GRAY10LE, nil),
+        (.yuv440Planar, AV_PIX_FMT_YUV440P, nil), (.yuv440Planar, AV_PIX_FMT_YUVJ440P, nil),
+        (.yuv440Planar10, AV_PIX_FMT_YUV440P10LE, nil), (.yuv440Planar12, AV_PIX_FMT_YUV440P12LE, nil),
     ]
 
     /// The format of a decoded FFmpeg frame, or nil for one this library has no name for.

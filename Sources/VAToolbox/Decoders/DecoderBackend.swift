@@ -66,11 +66,15 @@ struct DecodedPicture: Sendable {
     let pixelBuffer: PixelBuffer?
     /// Nil for a clean picture; otherwise why it is damaged (the decoder concealed errors, or a
     /// reference picture was missing) or missing.
-    let status: VTError?
+    var status: VTError?
     /// Whether the device failed this picture: it counts toward moving to the CPU.
     var isDeviceFault = false
     /// How the picture is to be handed to the application.
     var handOut = HandOut.asIs
+    /// The token of the sample whose decoding released the picture from the decoder's reorder
+    /// buffer (libavcodec's `pkt_dts`, the same with or without frame threads); nil when the end
+    /// of the stream released it (a drain).
+    var releasedBy: Int64?
 }
 
 /// How a picture is handed to the application, decided by the back end that made it and

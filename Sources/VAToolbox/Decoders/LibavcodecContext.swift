@@ -68,6 +68,13 @@ final class LibavcodecContext {
         if !record.isEmpty && support.passesConfigurationRecordToDecoder {
             try Self.setExtradata(record, on: context)
         }
+        // What the ffmpeg CLI tells a decoder of a container's stream (avcodec_parameters_to_context):
+        // the size, which the H.264 decoder crops its pictures to when it is a little smaller than
+        // the SPS's ("crop to container"), and which starts an MPEG-2 stream without a sequence
+        // header; and the container's FourCC, by which the MPEG-2 decoder knows such a stream (VCR2).
+        context.pointee.width = formatDescription.dimensions.width
+        context.pointee.height = formatDescription.dimensions.height
+        context.pointee.codec_tag = formatDescription.containerCodecTag
         // Exact cropping: without this flag libavcodec rounds an odd left/top crop to keep data aligned.
         context.pointee.flags |= Int32(AV_CODEC_FLAG_UNALIGNED)
         // The reorder depth the SPS states, or the DPB size it implies when it states none. Left
@@ -138,8 +145,10 @@ final class LibavcodecContext {
                 guard let base = bytes.baseAddress else { return }
                 UnsafeMutableRawPointer(packet.pointee.data).copyMemory(from: base, byteCount: bytes.count)
             }
+            // The token comes back as the picture's `pts`, and as the `pkt_dts` of the picture
+            // this packet releases from the decoder's reorder buffer.
             packet.pointee.pts = token
-            packet.pointee.dts = CFFmpeg_AV_NOPTS_VALUE()
+            packet.pointee.dts = token
             // What libavcodec logs while decoding this sample, on any thread, carries its token.
             context.pointee.reordered_opaque = token
             defer { av_packet_unref(packet) }
@@ -197,9 +206,9 @@ final class LibavcodecContext {
         guard let status = picture.status, let message = log.explanation(forToken: picture.token) else {
             return picture
         }
-        return DecodedPicture(
-            token: picture.token, pixelBuffer: picture.pixelBuffer, status: status.quoting(message),
-            isDeviceFault: picture.isDeviceFault, handOut: picture.handOut)
+        var explained = picture
+        explained.status = status.quoting(message)
+        return explained
     }
 
     /// Wraps a decoded frame in CPU memory as a picture, moving its buffers out; its status is
@@ -215,6 +224,7 @@ final class LibavcodecContext {
         from frame: UnsafeMutablePointer<AVFrame>, surfaceAccess: (any SurfaceAccess)?
     ) throws(VTError) -> DecodedPicture {
         let token = frame.pointee.pts
+        let released = frame.pointee.pkt_dts
         let damage = damage(of: frame)
         let fullRange = frame.pointee.color_range == AVCOL_RANGE_JPEG
         let format = frame.pointee.format.pixelFormat
@@ -231,7 +241,7 @@ final class LibavcodecContext {
         return DecodedPicture(
             token: token,
             pixelBuffer: PixelBuffer(taking: reference, pixelFormat: pixelFormat, surfaceAccess: surfaceAccess),
-            status: damage)
+            status: damage, releasedBy: released == CFFmpeg_AV_NOPTS_VALUE() ? nil : released)
     }
 
     /// What libavcodec says is wrong with a decoded frame.

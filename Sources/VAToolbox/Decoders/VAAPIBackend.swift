@@ -266,7 +266,7 @@ final class VAAPIBackend: DecoderBackend {
         } catch {
             return DecodedPicture(
                 token: picture.token, pixelBuffer: nil, status: error,
-                isDeviceFault: error != VTError.videoDecoderBadData)
+                isDeviceFault: error != VTError.videoDecoderBadData, releasedBy: picture.releasedBy)
         }
     }
 }

@@ -59,7 +59,8 @@ public struct DecodeInfoFlags: OptionSet, Sendable, Hashable, CustomStringConver
 /// One call of the output handler: the result for one submitted frame.
 ///
 /// The fields are those of `VTDecompressionOutputCallback`: status, info flags, image buffer,
-/// presentation time stamp and duration, plus the frame's refcon.
+/// presentation time stamp and duration, plus the frame's refcon; and one of VAToolbox's own,
+/// ``releasingDecodeTimeStamp``.
 public struct DecompressionOutput: Sendable {
     /// Nil when the frame decoded cleanly (`noErr`); otherwise why it did not: for example
     /// ``VTError/videoDecoderBadData`` for damaged data, ``VTError/videoDecoderReferenceMissing``
@@ -76,4 +77,16 @@ public struct DecompressionOutput: Sendable {
     public let presentationDuration: MediaTime
     /// The value passed as `frameRefcon` with the sample (`sourceFrameRefCon`).
     public let frameRefcon: (any Sendable)?
+    /// The decode time stamp of the sample whose decoding released the picture from the
+    /// decoder's reorder buffer (VAToolbox; VideoToolbox has none): libavcodec's `pkt_dts`, the
+    /// same whatever the decoder's threads. Invalid when the end of the stream released it
+    /// (``DecompressionSession/finishDelayedFrames()``), for a frame without a picture, and for
+    /// a sample without a decode time stamp.
+    ///
+    /// A picture of a stream with B-frames is released a reorder depth of samples after its own.
+    /// With ``presentationTimeStamp`` it is what libavcodec's `best_effort_timestamp` is made of,
+    /// the time the `ffmpeg` CLI gives a picture when the file's presentation time stamps are
+    /// missing (an MPEG-2 elementary stream's I and P pictures) or unusable (an MP4 remuxed
+    /// from a raw stream, whose presentation time stamps are its decode time stamps).
+    public let releasingDecodeTimeStamp: MediaTime
 }

@@ -23,10 +23,8 @@ final class SessionDecoder: @unchecked Sendable {
     private var failover: FailoverPolicy
     /// What the session knows of each frame in flight, from following the stream.
     private var frames: FrameNotebook
-    /// The last sample given to a back end: its token (a drain can only show frames up to it
-    /// missing; later ones are accepted but not decoded yet) and its description (a new CPU
-    /// decoder opens for it).
-    private var lastSent: (token: Int64, format: VideoFormatDescription)
+    /// The samples given to a back end (the last one, recent decode time stamps).
+    private var sent: SentSamples
 
     init(
         backend: any DecoderBackend, formatDescription: VideoFormatDescription, settings: DecoderSettings,
@@ -36,7 +34,7 @@ final class SessionDecoder: @unchecked Sendable {
         phase = .opened(backend)
         failover = FailoverPolicy(specification: settings.specification)
         frames = FrameNotebook(format: formatDescription)
-        lastSent = (-1, formatDescription)
+        sent = SentSamples(format: formatDescription)
         self.settings = settings
         self.transfer = transfer
         self.shared = shared
@@ -165,7 +163,7 @@ final class SessionDecoder: @unchecked Sendable {
 
     /// How a CPU back end decodes with the current settings.
     private var softwareConfiguration: SoftwareDecoderConfiguration {
-        DecoderSelection.softwareConfiguration(for: settings.effectiveSpecification, format: lastSent.format)
+        DecoderSelection.softwareConfiguration(for: settings.effectiveSpecification, format: sent.lastFormat)
     }
 
     /// The back end, or a new CPU one when it was opened with other settings (the old one stays
@@ -178,7 +176,7 @@ final class SessionDecoder: @unchecked Sendable {
     /// A new CPU back end with the current settings, for the last sample's description.
     private func openSoftware() throws(VTError) -> any DecoderBackend {
         let software = try DecoderSelection.software(
-            for: lastSent.format, specification: settings.effectiveSpecification)
+            for: sent.lastFormat, specification: settings.effectiveSpecification)
         shared.withLock { $0.decodingThreads = software.decodingThreads }
         return software
     }
@@ -200,7 +198,7 @@ final class SessionDecoder: @unchecked Sendable {
             backend.reconfigure(for: job.sample.formatDescription)
             data = job.inBandConfiguration + data
         }
-        lastSent = (job.token, job.sample.formatDescription)
+        sent.record(job.sample, token: job.token)
         replay.record(data, access: access)
         var step = backend.decode(data, token: job.token)
         if step.deviceFaulted { noteDeviceFault(after: job.token) }
@@ -298,22 +296,22 @@ final class SessionDecoder: @unchecked Sendable {
     /// Hands decoded pictures to the output handler; after a drain, reports the frames the
     /// back end produced no picture for.
     ///
-    /// A frame without a picture is only known at a drain: libavcodec may hold a picture back for
-    /// as long as the stream's references keep it out of output order (long-term references do),
-    /// so no amount of waiting during decoding proves a picture lost.
+    /// A frame without a picture is only known at a drain: libavcodec may hold a picture back as
+    /// long as the references keep it out of output order, so no wait proves a picture lost.
     ///
-    /// Empties `pictures` as it goes, so that a picture the handler has let go of is gone: a GPU
-    /// surface then returns to the pool before the next picture is handed out.
+    /// Empties `pictures` as it goes: a GPU surface the handler let go of returns to the pool first.
     private func deliver(_ pictures: inout [DecodedPicture], lostAfterDrain: Bool) {
         pictures.reverse()
         while let picture = pictures.popLast() {
             // A picture of a replayed sample: its frame was handed out before the finish.
             guard picture.token >= 0 else { continue }
             countDeviceResult(isFault: picture.isDeviceFault, token: picture.token)
-            finish(picture.token, status: picture.status, image: picture.pixelBuffer, handOut: picture.handOut)
+            finish(
+                picture.token, status: picture.status, image: picture.pixelBuffer, handOut: picture.handOut,
+                releasedAt: sent.decodeTime(of: picture.releasedBy))
         }
         guard lostAfterDrain else { return }
-        let sentUpTo = lastSent.token
+        let sentUpTo = sent.lastToken
         let lost = shared.withLock { $0.pending.keys.filter { $0 <= sentUpTo }.sorted() }
         for token in lost {
             finish(token, status: frames.notes(on: token).statusWithoutPicture, image: nil)
@@ -323,7 +321,9 @@ final class SessionDecoder: @unchecked Sendable {
     /// Calls the output handler for one frame and forgets it, converting its picture first when
     /// the attributes ask for another format or size, and otherwise handing it out in the
     /// native format (a planar 4:2:0 picture of the CPU packed as NV12 or P010).
-    private func finish(_ token: Int64, status: VTError?, image: PixelBuffer?, handOut: HandOut = .asIs) {
+    private func finish(
+        _ token: Int64, status: VTError?, image: PixelBuffer?, handOut: HandOut = .asIs, releasedAt: MediaTime = .invalid
+    ) {
         let notes = frames.take(token)
         guard let pending = shared.withLock({ $0.pending.removeValue(forKey: token) }) else { return }
         let status = notes.status(decoderStatus: status)
@@ -337,12 +337,12 @@ final class SessionDecoder: @unchecked Sendable {
                 // one) goes out as it is, without a copy; no request means the native layout.
                 var picture = handOut.apply(to: image)
                 if transfer == nil { picture = try packer.pack(picture) }
-                outputHandler(pending.output(status: status, image: picture))
+                outputHandler(pending.output(status: status, image: picture, releasedAt: releasedAt))
                 return
             }
             let converted = try transfer.convert(image)
             shared.withLock { $0.pool = transfer.transfer.currentPool }
-            outputHandler(pending.output(status: status, image: converted))
+            outputHandler(pending.output(status: status, image: converted, releasedAt: releasedAt))
         } catch {
             outputHandler(pending.output(status: error, image: nil))
         }

@@ -53,12 +53,15 @@ struct PendingFrame: Sendable {
     /// dropped without an image (an edit list's leading or trailing samples).
     var doNotDisplay = false
 
-    func output(status: VTError?, image: PixelBuffer?) -> DecompressionOutput {
+    /// The output handler's argument for this frame; `releasedAt` is the decode time stamp of the
+    /// sample whose decoding released its picture.
+    func output(status: VTError?, image: PixelBuffer?, releasedAt: MediaTime = .invalid) -> DecompressionOutput {
         var info: DecodeInfoFlags = flags.contains(.enableAsynchronousDecompression) ? .asynchronous : []
         if image == nil { info.insert(.frameDropped) }
         if image?.isWritableWithoutCopy == true { info.insert(.imageBufferModifiable) }
         return DecompressionOutput(
             status: status, infoFlags: info, imageBuffer: image, presentationTimeStamp: timing.presentationTimeStamp,
-            presentationDuration: timing.duration, frameRefcon: refcon)
+            presentationDuration: timing.duration, frameRefcon: refcon,
+            releasingDecodeTimeStamp: image == nil ? .invalid : releasedAt)
     }
 }

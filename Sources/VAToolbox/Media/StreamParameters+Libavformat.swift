@@ -30,6 +30,7 @@ extension StreamParameters {
             case (_, 1, 1): chromaFormatIdc = 1
             case (_, 1, 0): chromaFormatIdc = 2
             case (_, 0, 0): chromaFormatIdc = 3
+            case (_, 0, 1): chromaFormatIdc = StreamProperties.chromaFormat440
             default: chromaFormatIdc = nil
             }
         } else {
@@ -49,6 +50,7 @@ extension StreamParameters {
             ratio.num > 0 && ratio.den > 0
             ? PixelAspectRatio(horizontalSpacing: Int(ratio.num), verticalSpacing: Int(ratio.den)) : nil
         reorderDepth = Int(max(0, parameters.video_delay))
+        codecTag = parameters.codec_tag
     }
 
     /// A colour code point, nil for 2 (unspecified) and anything out of range.

@@ -41,7 +41,8 @@ struct DocumentationTests {
         "yuv422Planar": .yuv422Planar, "yuv444Planar": .yuv444Planar, "gray8": .gray8,
         "yuv420Planar10": .yuv420Planar10, "yuv422Planar10": .yuv422Planar10, "yuv444Planar10": .yuv444Planar10,
         "yuv420Planar12": .yuv420Planar12, "yuv422Planar12": .yuv422Planar12, "yuv444Planar12": .yuv444Planar12,
-        "gray10": .gray10,
+        "gray10": .gray10, "yuv440Planar": .yuv440Planar, "yuv440Planar10": .yuv440Planar10,
+        "yuv440Planar12": .yuv440Planar12,
     ]
 
     @Test("the pixel format table names every constant beside its FourCC")

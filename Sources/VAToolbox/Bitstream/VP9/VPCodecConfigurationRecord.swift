@@ -19,6 +19,17 @@ public struct VPCodecConfigurationRecord: Sendable, Hashable {
         case yuv422 = 2
         /// 4:4:4.
         case yuv444 = 3
+
+        /// The subsampling of a `chroma_format_idc` (4:2:0 as libvpx sites it); nil for 4:0:0
+        /// and 4:4:0, which a record cannot state.
+        init?(chromaFormatIdc: Int) {
+            switch chromaFormatIdc {
+            case 1: self = .yuv420Vertical
+            case 2: self = .yuv422
+            case 3: self = .yuv444
+            default: return nil
+            }
+        }
     }
 
     /// `profile`: 0–3.

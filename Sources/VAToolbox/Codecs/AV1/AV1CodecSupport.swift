@@ -59,14 +59,16 @@ struct AV1CodecSupport: CodecSupport {
     }
 
     /// libdav1d decodes every profile at 8, 10 and 12 bits; VAToolbox hands out monochrome up to
-    /// 10 bits.
+    /// 10 bits, and YCbCr, not RGB.
     func checkSoftwareDecodable(_ format: VideoFormatDescription) throws(VTError) {
         let stream = format.stream
-        guard [8, 10, 12].contains(stream.bitDepthLuma), stream.chromaFormatIdc != 0 || stream.bitDepthLuma <= 10
+        guard [8, 10, 12].contains(stream.bitDepthLuma), (0...3).contains(stream.chromaFormatIdc),
+            stream.chromaFormatIdc != 0 || stream.bitDepthLuma <= 10
         else {
             throw VTError.couldNotFindVideoDecoder.with(
                 "\(stream.bitDepthLuma)-bit \(stream.chromaFormatName) AV1 is not supported")
         }
+        try refuseRGB(format)
     }
 
     func makeReferenceTracker() -> any ReferenceTracker { AV1ShownFrames() }

@@ -6,7 +6,7 @@ struct H264CodecSupport: NALUnitCodecSupport {
     let ffmpegName = "h264"
     var inBandParameterSets: (any InBandParameterSetRules)? { H264InBandParameterSets() }
 
-    /// libavcodec decodes every H.264 profile; VAToolbox hands out up to 10 bits.
+    /// libavcodec decodes every H.264 profile; VAToolbox hands out YCbCr up to 10 bits, not RGB.
     func checkSoftwareDecodable(_ format: VideoFormatDescription) throws(VTError) {
         let stream = format.stream
         let depth = max(stream.bitDepthLuma, stream.bitDepthChroma)
@@ -14,6 +14,7 @@ struct H264CodecSupport: NALUnitCodecSupport {
             throw VTError.couldNotFindVideoDecoder.with(
                 "the H.264 stream has \(depth)-bit samples; VAToolbox decodes 8- to 10-bit H.264")
         }
+        try refuseRGB(format)
     }
 
     /// Baseline without `constraint_set1_flag` may use FMO, ASO or redundant slices, which no
@@ -34,6 +35,15 @@ struct H264CodecSupport: NALUnitCodecSupport {
 
     func formatDescription(record: [UInt8]) throws(VTError) -> VideoFormatDescription {
         try VideoFormatDescription(avcC: record)
+    }
+
+    /// From the `avcC` record (nil for Annex B extradata or none), cropped to the container's
+    /// picture size where libavcodec crops to it (``VideoFormatDescription/croppedToContainer(width:height:)``).
+    func formatDescription(container parameters: StreamParameters) throws(VTError) -> VideoFormatDescription? {
+        let record = parameters.configurationRecord
+        guard record.first == 1 else { return nil }
+        return try formatDescription(record: record).croppedToContainer(
+            width: parameters.width, height: parameters.height)
     }
 
     func makeReferenceTracker() -> any ReferenceTracker { H264ReferenceContinuity() }

@@ -78,6 +78,32 @@ extension VideoFormatDescription {
         extensions.decoderConfigurationRecord = avcC
     }
 
+    /// The description of a stream whose container states a picture size a little smaller than
+    /// the SPS's cropped one (an MP4 `avc1` sample entry, a Matroska `PixelWidth`): the size the
+    /// H.264 decoder crops its pictures to, as libavcodec's does (`init_dimensions` in
+    /// `h264_slice.c`, "crop to container"), and the file's author asked for. libavcodec does it
+    /// when the SPS crops nothing on the left or at the top and the container's size is no
+    /// larger than the SPS's and rounds up to the same multiple of 16; otherwise the SPS's
+    /// cropping stands, and so does this description.
+    ///
+    /// - Parameters:
+    ///   - width: The container's picture width.
+    ///   - height: The container's picture height.
+    func croppedToContainer(width: Int, height: Int) -> VideoFormatDescription {
+        let aperture = cleanAperture
+        func roundedUp(_ value: Int) -> Int { (value + 15) / 16 * 16 }
+        guard width > 0, height > 0, aperture.left == 0, aperture.top == 0,
+            width <= aperture.width, height <= aperture.height,
+            roundedUp(width) == roundedUp(aperture.width), roundedUp(height) == roundedUp(aperture.height),
+            width != aperture.width || height != aperture.height
+        else { return self }
+        return VideoFormatDescription(
+            codecType: codecType, parameterSets: parameterSets, nalUnitHeaderLength: nalUnitHeaderLength,
+            codedDimensions: codedDimensions,
+            cleanAperture: CleanAperture(left: 0, top: 0, width: width, height: height),
+            stream: stream, extensions: extensions)
+    }
+
     /// The first H.264 sequence parameter set, parsed; nil for HEVC.
     public var h264SequenceParameterSet: H264SequenceParameterSet? {
         guard codecType == .h264 else { return nil }

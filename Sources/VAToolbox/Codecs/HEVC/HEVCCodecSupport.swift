@@ -27,6 +27,7 @@ struct HEVCCodecSupport: NALUnitCodecSupport {
         if stream.chromaFormatIdc == 0 && depth > 10 {
             throw VTError.couldNotFindVideoDecoder.with("monochrome HEVC above 10 bits is not supported")
         }
+        try refuseRGB(format)
     }
 
     func formatDescription(record: [UInt8]) throws(VTError) -> VideoFormatDescription {

@@ -41,7 +41,24 @@ struct MPEG2CodecSupport: CodecSupport {
         }
     }
 
-    func makeReferenceTracker() -> any ReferenceTracker { MPEG2FieldPictures() }
+    /// Whether the stream is ATI's VCR2, by its container FourCC (libavformat's little-endian
+    /// `codec_tag`, in capitals as libavcodec's `ff_toupper4` compares it): MPEG-2 pictures without
+    /// sequence headers, started from the container's size (`vcr2_init_sequence` in `mpeg12dec.c`).
+    static func isVCR2(_ format: VideoFormatDescription) -> Bool {
+        FourCC.string(format.containerCodecTag.byteSwapped).uppercased() == "VCR2"
+    }
+
+    /// VCR2 codes each macroblock's Cr block before its Cb block: libavcodec exchanges them in its
+    /// own reconstruction (`swap_uv`); a VA-API driver decodes them in the standard's order, into
+    /// the other plane.
+    func hardwareDecodeRefusal(for format: VideoFormatDescription) -> VTError? {
+        guard Self.isVCR2(format) else { return nil }
+        return VTError.couldNotFindVideoDecoder.with(
+            "the MPEG-2 stream is tagged VCR2, whose chroma blocks come in the other order: only libavcodec's "
+                + "software decoder exchanges them")
+    }
+
+    func makeReferenceTracker() -> any ReferenceTracker { MPEG2Pictures() }
 
     /// An I picture is a closed point after a GOP header with `closed_gop` 1, an open one
     /// otherwise (the B pictures after it in decoding order may refer to the previous GOP's last
@@ -57,15 +74,48 @@ struct MPEG2CodecSupport: CodecSupport {
     }
 }
 
-/// Notes MPEG-2 samples that hold one field of a pair: two such samples make one output
-/// picture, which comes out with one of them. (A sample holding both fields is a whole frame.)
-struct MPEG2FieldPictures: ReferenceTracker {
+/// Notes what libavcodec's MPEG-2 decoder outputs no picture for, and rightly: a sample that
+/// holds one field of a pair (two such samples make one output picture, which comes out with one
+/// of them), and the anchor picture still waiting for output when a sequence header restarts
+/// the decoder.
+struct MPEG2Pictures: ReferenceTracker {
+    /// What libavcodec restarts its decoder on when a sequence header changes it
+    /// (`mpeg_decode_postinit` in `mpeg12dec.c`): the picture size, the sample aspect ratio, and
+    /// whether the sequence is progressive where that changes the rows of macroblocks.
+    struct Sequence: Hashable {
+        var size: VideoDimensions
+        var aspectRatio: PixelAspectRatio?
+        var interlacedRows: Bool?
+
+        init(_ format: VideoFormatDescription) {
+            size = format.codedDimensions
+            aspectRatio = format.extensions.pixelAspectRatio
+            // A field has half the rows: the change matters when the height's multiple of 16 is
+            // not one of 32.
+            let height = Int(size.height)
+            interlacedRows = (height + 15) / 16 * 16 != (height + 31) / 32 * 32 ? format.stream.mayBeInterlaced : nil
+        }
+    }
+
+    /// The last sequence header's facts, nil before the first.
+    private var sequence: Sequence?
+
     mutating func learn(_ format: VideoFormatDescription) {}
 
     mutating func follow(_ sample: SampleBuffer) -> FrameContinuity {
-        guard let info = try? MPEG2PictureInfo(sample.data[...]) else { return FrameContinuity() }
-        return FrameContinuity(isFieldPicture: info.isFieldPicture && !info.isComplete)
+        var continuity = FrameContinuity()
+        if let info = try? MPEG2PictureInfo(sample.data[...]) {
+            continuity.isFieldPicture = info.isFieldPicture && !info.isComplete
+        }
+        // libavcodec frees its pictures when it restarts: the anchor it held back for output
+        // (the last I or P picture before the new sequence) never comes out.
+        if let format = try? VideoFormatDescription(mpeg2SequenceHeader: sample.data) {
+            let next = Sequence(format)
+            continuity.discardsPriorPictures = sequence.map { $0 != next } ?? false
+            sequence = next
+        }
+        return continuity
     }
 
-    mutating func reset() {}
+    mutating func reset() { sequence = nil }
 }

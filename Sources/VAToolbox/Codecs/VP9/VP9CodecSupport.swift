@@ -1,7 +1,7 @@
 /// VP9: one frame per sample, or a superframe of several (hidden alt-reference frames with the
 /// frame that shows), decoded by libavcodec's `vp9` decoder and, on the GPU, in VA-API's
-/// Profile 0 (8-bit 4:2:0) and Profile 2 (10-bit 4:2:0). Profiles 1 and 3 (4:2:2, 4:4:4) decode
-/// on the CPU. Frames carry their own configuration, so a stream changes size, bit depth or
+/// Profile 0 (8-bit 4:2:0) and Profile 2 (10-bit 4:2:0). Profiles 1 and 3 (4:2:2, 4:4:0, 4:4:4)
+/// decode on the CPU. Frames carry their own configuration, so a stream changes size, bit depth or
 /// chroma format in band (reference scaling included) and a session follows.
 struct VP9CodecSupport: CodecSupport {
     let codecType = VideoCodecType.vp9
@@ -17,11 +17,15 @@ struct VP9CodecSupport: CodecSupport {
     func formatDescription(container parameters: StreamParameters) throws(VTError) -> VideoFormatDescription? {
         var parameters = parameters
         let level = parameters.level ?? 0
-        if parameters.configurationRecord.isEmpty, let chroma = parameters.chromaFormatIdc, chroma > 0 {
+        if parameters.configurationRecord.isEmpty,
+            let subsampling = parameters.chromaFormatIdc.flatMap({
+                VPCodecConfigurationRecord.ChromaSubsampling(chromaFormatIdc: $0)
+            })
+        {
             parameters.configurationRecord =
                 VPCodecConfigurationRecord(
                     profile: parameters.profile ?? 0, level: level, bitDepth: parameters.bitDepth,
-                    chromaSubsampling: chroma == 1 ? .yuv420Vertical : chroma == 2 ? .yuv422 : .yuv444,
+                    chromaSubsampling: subsampling,
                     videoFullRangeFlag: parameters.fullRange, colourPrimaries: parameters.colorPrimaries ?? 2,
                     transferCharacteristics: parameters.transferCharacteristics ?? 2,
                     matrixCoefficients: parameters.matrixCoefficients ?? 2
@@ -41,13 +45,17 @@ struct VP9CodecSupport: CodecSupport {
         }
     }
 
-    /// libavcodec decodes every VP9 profile; 4:4:0 and RGB streams have no VAToolbox pixel format.
+    /// libavcodec decodes every VP9 profile; VAToolbox hands out its YCbCr layouts (4:4:0
+    /// included), not RGB.
     func checkSoftwareDecodable(_ format: VideoFormatDescription) throws(VTError) {
         let stream = format.stream
-        guard [8, 10, 12].contains(stream.bitDepthLuma), (0...3).contains(stream.chromaFormatIdc) else {
+        guard [8, 10, 12].contains(stream.bitDepthLuma),
+            (0...StreamProperties.chromaFormat440).contains(stream.chromaFormatIdc)
+        else {
             throw VTError.couldNotFindVideoDecoder.with(
                 "\(stream.bitDepthLuma)-bit \(stream.chromaFormatName) VP9 is not supported")
         }
+        try refuseRGB(format)
     }
 }
 

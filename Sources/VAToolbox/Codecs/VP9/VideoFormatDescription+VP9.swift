@@ -5,7 +5,9 @@ extension VideoFormatDescription {
     ///
     /// VP9 frames carry their own configuration, so the description needs no record; the size
     /// is the key frame's decoded size (libavcodec hands out the frame size, not the render
-    /// size the header may add), and later frames may change it (a session follows).
+    /// size the header may add), and later frames may change it (a session follows). The
+    /// description keeps a `vpcC` record made from the key frame, except for 4:4:0, which a
+    /// `vpcC` record cannot state.
     ///
     /// - Parameter vp9KeyFrame: A sample whose frames include a key frame (VP9 6.2).
     /// - Throws: ``VTError/formatDescriptionInvalidParameter`` when no frame of the sample is a
@@ -36,8 +38,7 @@ extension VideoFormatDescription {
         case (1, 1): chroma = 1
         case (1, 0): chroma = 2
         case (0, 0): chroma = 3
-        default:
-            throw VTError.formatDescriptionInvalidParameter.with("VP9 4:4:0 has no VAToolbox pixel format")
+        default: chroma = StreamProperties.chromaFormat440
         }
         var stream = StreamProperties(
             profileName: "Profile \(header.profile)", profileIdc: header.profile, levelIdc: 0, highTier: false,
@@ -46,12 +47,16 @@ extension VideoFormatDescription {
         stream.statedLevelName = "unknown"
         var extensions = FormatDescriptionExtensions()
         extensions.fullRangeVideo = color.isFullRange
-        extensions.decoderConfigurationRecord =
-            VPCodecConfigurationRecord(
-                profile: header.profile, level: 0, bitDepth: color.bitDepth,
-                chromaSubsampling: chroma == 1 ? .yuv420Vertical : chroma == 2 ? .yuv422 : .yuv444,
-                videoFullRangeFlag: color.isFullRange
-            ).bytes
+        // sRGB (color_space 7) is RGB: the identity matrix, which libavcodec decodes to planar GBR.
+        if color.colorSpace == VP9ColorConfig.colorSpaceRGB { extensions.yCbCrMatrix = .identity }
+        // A vpcC record has no value for 4:4:0: such a stream's description has none.
+        if let subsampling = VPCodecConfigurationRecord.ChromaSubsampling(chromaFormatIdc: chroma) {
+            extensions.decoderConfigurationRecord =
+                VPCodecConfigurationRecord(
+                    profile: header.profile, level: 0, bitDepth: color.bitDepth, chromaSubsampling: subsampling,
+                    videoFullRangeFlag: color.isFullRange
+                ).bytes
+        }
         self.init(
             codecType: .vp9, parameterSets: [], nalUnitHeaderLength: 0,
             codedDimensions: VideoDimensions(width: Int32(width), height: Int32(height)),
