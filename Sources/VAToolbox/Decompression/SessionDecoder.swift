@@ -308,7 +308,7 @@ final class SessionDecoder: @unchecked Sendable {
             countDeviceResult(isFault: picture.isDeviceFault, token: picture.token)
             finish(
                 picture.token, status: picture.status, image: picture.pixelBuffer, handOut: picture.handOut,
-                releasedAt: sent.decodeTime(of: picture.releasedBy))
+                released: sent.decodeTime(of: picture.releasedBy))
         }
         guard lostAfterDrain else { return }
         let sentUpTo = sent.lastToken
@@ -322,7 +322,7 @@ final class SessionDecoder: @unchecked Sendable {
     /// the attributes ask for another format or size, and otherwise handing it out in the
     /// native format (a planar 4:2:0 picture of the CPU packed as NV12 or P010).
     private func finish(
-        _ token: Int64, status: VTError?, image: PixelBuffer?, handOut: HandOut = .asIs, releasedAt: MediaTime = .invalid
+        _ token: Int64, status: VTError?, image: PixelBuffer?, handOut: HandOut = .asIs, released: MediaTime = .invalid
     ) {
         let notes = frames.take(token)
         guard let pending = shared.withLock({ $0.pending.removeValue(forKey: token) }) else { return }
@@ -337,12 +337,12 @@ final class SessionDecoder: @unchecked Sendable {
                 // one) goes out as it is, without a copy; no request means the native layout.
                 var picture = handOut.apply(to: image)
                 if transfer == nil { picture = try packer.pack(picture) }
-                outputHandler(pending.output(status: status, image: picture, releasedAt: releasedAt))
+                outputHandler(pending.output(status: status, image: picture, releasedAt: released))
                 return
             }
             let converted = try transfer.convert(image)
             shared.withLock { $0.pool = transfer.transfer.currentPool }
-            outputHandler(pending.output(status: status, image: converted, releasedAt: releasedAt))
+            outputHandler(pending.output(status: status, image: converted, releasedAt: released))
         } catch {
             outputHandler(pending.output(status: error, image: nil))
         }
