@@ -10,6 +10,9 @@ import VAToolbox
 struct DecodedFrame {
     /// Its position in presentation order, from 0.
     let index: Int
+    /// Its position among the frames answered with a picture or an error, in output order, from
+    /// 0: the picture's place in the stream when frames before it failed.
+    let position: Int
     /// The picture.
     let image: PixelBuffer
     /// Its presentation time stamp (invalid for raw streams, which carry none).
@@ -110,6 +113,8 @@ private struct LoopState {
     var frames = 0
     var errors = 0
     var dropped = 0
+    /// Frames answered with a picture or an error.
+    var answered = 0
     var firstError: String?
     var errorDetails: [String] = []
     var stop: CommandFailure?
@@ -166,7 +171,9 @@ enum DecodeLoop {
                 formatDescription: format, decoderSpecification: specification,
                 imageBufferAttributes: attributes
             ) { output in
-                let (index, skip) = state.withLock { state -> (Int, Bool) in
+                let (index, position, skip) = state.withLock { state -> (Int, Int, Bool) in
+                    let position = state.answered
+                    if output.imageBuffer != nil || output.status != nil { state.answered += 1 }
                     // A frame with an error status counts as an error, dropped or not; one
                     // dropped without an error (the second field of a field pair, which completes
                     // the picture of the first) counts as dropped.
@@ -184,15 +191,16 @@ enum DecodeLoop {
                     } else if output.infoFlags.contains(.frameDropped) {
                         state.dropped += 1
                     }
-                    guard output.imageBuffer != nil else { return (0, true) }
+                    guard output.imageBuffer != nil else { return (0, position, true) }
                     defer { state.frames += 1 }
-                    return (state.frames, state.frames >= limit || state.stop != nil)
+                    return (state.frames, position, state.frames >= limit || state.stop != nil)
                 }
                 guard !skip, let image = output.imageBuffer else { return }
                 do throws(CommandFailure) {
                     try onFrame(
                         DecodedFrame(
-                            index: index, image: image, presentationTimeStamp: output.presentationTimeStamp,
+                            index: index, position: position, image: image,
+                            presentationTimeStamp: output.presentationTimeStamp,
                             releasedAt: output.releasingDecodeTimeStamp, damaged: output.status != nil))
                 } catch {
                     state.withLock { if $0.stop == nil { $0.stop = error } }

@@ -148,7 +148,7 @@ final class FrameHasher: @unchecked Sendable {
     /// prediction (the last decode time stamp plus a frame per sample). Nil when the samples
     /// carry no time stamps at all.
     private func guessedTime(of frame: DecodedFrame) -> MediaTime? {
-        let position = frame.index + reorderDelay
+        let position = frame.position + reorderDelay
         return decodeTimes.withLock { times -> MediaTime? in
             if position < times.count, times[position].isNumeric { return times[position] }
             guard position >= times.count, let last = times.lastIndex(where: \.isNumeric) else { return nil }
