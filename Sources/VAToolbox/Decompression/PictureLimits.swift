@@ -57,6 +57,10 @@ public struct PictureLimits: Sendable, Hashable {
     /// picture's bytes (coded size, chroma format, 1 or 2 bytes a sample) times the pictures a
     /// decoder may hold — the stream's decoded picture buffer, the picture being decoded, one
     /// per decoding thread, and one the application holds.
+    ///
+    /// - Parameters:
+    ///   - format: The stream's description.
+    ///   - decodingThreads: The threads that will decode it.
     public static func estimatedPictureMemory(for format: VideoFormatDescription, decodingThreads: Int) -> Int {
         let pixels = Int(format.codedDimensions.width) * Int(format.codedDimensions.height)
         let stream = format.stream
@@ -76,7 +80,9 @@ public struct PictureLimits: Sendable, Hashable {
 
     /// Throws when a stream's pictures are past these limits.
     ///
-    /// - Parameter decodingThreads: The threads that will decode it (for the memory estimate).
+    /// - Parameters:
+    ///   - format: The stream's description (its coded size, chroma format and bit depth).
+    ///   - decodingThreads: The threads that will decode it (for the memory estimate).
     /// - Throws: ``VTError/videoDecoderUnsupportedDataFormat`` naming the size and the limit.
     public func check(_ format: VideoFormatDescription, decodingThreads: Int) throws(VTError) {
         let width = Int(format.codedDimensions.width)
