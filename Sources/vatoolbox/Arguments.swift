@@ -130,7 +130,7 @@ struct ParsedArguments {
         return first
     }
 
-    /// `--hwaccel` and `--device` as a decoder specification, with `--threads`.
+    /// `--hwaccel` and `--device` as a decoder specification, with `--threads` and `--gpu-timeout`.
     func decoderSpecification() throws(CommandFailure) -> DecoderSpecification {
         let acceleration: DecoderSpecification.HardwareAcceleration
         switch values["hwaccel"] ?? "auto" {
@@ -139,9 +139,13 @@ struct ParsedArguments {
         case "none": acceleration = .disabled
         case let other: throw .usage("option '--hwaccel' takes auto, vaapi or none, not '\(other)'")
         }
-        return DecoderSpecification(
+        var specification = DecoderSpecification(
             hardwareAcceleration: acceleration, renderNodePath: values["device"],
             threadCount: try integer("threads", in: 0...256) ?? 0)
+        if let limit = try integer("gpu-timeout", in: 1...3_600_000) {
+            specification.hardwareResponseLimit = .milliseconds(limit)
+        }
+        return specification
     }
 
     /// `--track N`: the stream index of the video track to read; nil without the option.
@@ -170,6 +174,7 @@ struct ParsedArguments {
 /// The options every decoding command shares.
 let decoderOptions = [
     OptionSpec(name: "hwaccel"), OptionSpec(name: "device"), OptionSpec(name: "threads"),
+    OptionSpec(name: "gpu-timeout"),
 ]
 
 /// The options of the commands that read a file's video track (decode, framemd5, snapshot,

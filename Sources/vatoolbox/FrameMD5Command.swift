@@ -20,6 +20,7 @@ enum FrameMD5Command {
               --hwaccel MODE       auto (GPU when usable), vaapi (GPU or fail), none (CPU)
               --device PATH        the DRM render node to use, e.g. /dev/dri/renderD128
               --threads N          software decoding threads (0: one per core)
+              --gpu-timeout MS     the longest wait for one GPU call before the GPU counts as hung
               --track N            the video track, by stream index (like ffmpeg's -map 0:N)
               --frame-rate RATE    the frame rate of a raw stream that states none (24, 30000/1001),
                                    like ffmpeg's -framerate; 25 by default

@@ -28,6 +28,7 @@ let usage = """
       --hwaccel auto|vaapi|none   auto: the GPU when usable, else the CPU; vaapi: the GPU or fail; none: CPU
       --device PATH               the DRM render node, e.g. /dev/dri/renderD128
       --threads N                 software decoding threads (0: one per core)
+      --gpu-timeout MS            the longest wait for one GPU call before the GPU is taken to be hung (10000)
 
     environment (Docs/Hardware.md):
       VATOOLBOX_HWACCEL=auto|vaapi|none   what --hwaccel auto means (aliases: gpu = vaapi; cpu, off, 0 = none)

@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 // The entry points that can fail, in the driver's spelling (`vaCreateSurfaces` reaches
 // CreateSurfaces2, `vaSyncSurface2` reaches SyncSurface), with the status a real driver returns
@@ -87,7 +89,10 @@ static struct {
     uint64_t state;
     double probability;
     pthread_mutex_t lock;
-} plan = {.entry = -1, .lock = PTHREAD_MUTEX_INITIALIZER};
+    int hang_entry; // -1: none
+    unsigned long hang_call;
+    long hang_ms; // < 0: forever
+} plan = {.entry = -1, .lock = PTHREAD_MUTEX_INITIALIZER, .hang_entry = -1};
 static pthread_once_t parsed = PTHREAD_ONCE_INIT;
 
 static int entry_index(const char *name, size_t length) {
@@ -129,6 +134,27 @@ static void parse(void) {
             plan.status = named ? status : entries[entry].status;
         }
     }
+    const char *hang = getenv("VATB_HANG");
+    if (hang != NULL && *hang != '\0') {
+        const char *colon = strchr(hang, ':');
+        int entry = colon != NULL ? entry_index(hang, (size_t)(colon - hang)) : -1;
+        char *end = NULL;
+        unsigned long n = colon != NULL ? strtoul(colon + 1, &end, 10) : 0;
+        long ms = -1;
+        bool valid = entry >= 0 && n > 0 && end != NULL && (*end == '\0' || *end == ':');
+        if (valid && *end == ':') {
+            char *last = NULL;
+            ms = strtol(end + 1, &last, 10);
+            valid = last != end + 1 && *last == '\0' && ms >= 0;
+        }
+        if (!valid) {
+            fprintf(stderr, "vatb: VATB_HANG=%s is not ENTRY:N[:MS]; nothing hangs\n", hang);
+        } else {
+            plan.hang_entry = entry;
+            plan.hang_call = n;
+            plan.hang_ms = ms;
+        }
+    }
     const char *random = getenv("VATB_FAIL_RANDOM");
     if (random != NULL && *random != '\0') {
         char *end = NULL;
@@ -154,11 +180,25 @@ static double next_uniform(void) {
     return (double)(value >> 11) / (double)(1ull << 53);
 }
 
+// Blocks the calling thread as a hung GPU engine blocks a real driver's call: for `ms`
+// milliseconds, or for ever when `ms` is negative. No lock is held (VATB_INJECT comes first).
+static void hang_for(long ms, const char *entry, unsigned long n) {
+    if (ms < 0) {
+        fprintf(stderr, "vatb: hanging call %lu of %s for ever\n", n, entry);
+        for (;;) sleep(3600);
+    }
+    fprintf(stderr, "vatb: hanging call %lu of %s for %ld ms\n", n, entry, ms);
+    struct timespec left = {.tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000L};
+    while (nanosleep(&left, &left) != 0) {
+    }
+}
+
 bool vatb_inject(const char *entry, VAStatus *status) {
     pthread_once(&parsed, parse);
     int index = entry_index(entry, strlen(entry));
     if (index < 0) return false;
     unsigned long n = atomic_fetch_add(&calls[index], 1) + 1;
+    if (plan.hang_entry == index && plan.hang_call == n) hang_for(plan.hang_ms, entry, n);
     if (plan.entry == index && plan.call == n) {
         *status = plan.status;
         fprintf(stderr, "vatb: failing call %lu of %s with status 0x%x\n", n, entry, (unsigned int)plan.status);

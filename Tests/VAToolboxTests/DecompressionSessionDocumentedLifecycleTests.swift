@@ -172,16 +172,16 @@ import Testing
     /// sync sample, and a finish until then restarts decoding there (the old behaviour).
     @Test func theReplayBufferIsBounded() {
         var buffer = ReplayBuffer(limit: 100)
-        buffer.record(Array(repeating: 0, count: 40), access: .none)
+        buffer.record(Array(repeating: 0, count: 40), token: 0, access: .none)
         #expect(!buffer.isComplete && buffer.samples.isEmpty, "nothing before the first sync sample")
-        buffer.record(Array(repeating: 1, count: 40), access: .closed)
-        buffer.record(Array(repeating: 2, count: 40), access: .none)
+        buffer.record(Array(repeating: 1, count: 40), token: 1, access: .closed)
+        buffer.record(Array(repeating: 2, count: 40), token: 2, access: .none)
         #expect(buffer.isComplete && buffer.byteCount == 80 && buffer.samples.count == 2)
-        buffer.record(Array(repeating: 3, count: 40), access: .none)
+        buffer.record(Array(repeating: 3, count: 40), token: 3, access: .none)
         #expect(!buffer.isComplete && buffer.byteCount == 0 && buffer.samples.isEmpty, "over the limit")
-        buffer.record(Array(repeating: 4, count: 40), access: .none)
+        buffer.record(Array(repeating: 4, count: 40), token: 4, access: .none)
         #expect(!buffer.isComplete && buffer.samples.isEmpty)
-        buffer.record(Array(repeating: 5, count: 40), access: .closed)
+        buffer.record(Array(repeating: 5, count: 40), token: 5, access: .closed)
         #expect(buffer.isComplete && buffer.samples == [Array(repeating: 5, count: 40)])
     }
 

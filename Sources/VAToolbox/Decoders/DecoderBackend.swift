@@ -31,11 +31,34 @@ protocol DecoderBackend: AnyObject {
     /// another one (libavcodec fixes its threads when it opens). A GPU back end keeps decoding
     /// as it is; the configuration waits for a move to the CPU.
     func needsReopening(for configuration: SoftwareDecoderConfiguration) -> Bool
+
+    /// Runs work that waits on the back end's device — reading a decoded surface back,
+    /// converting it — bounded as the back end's own calls are: a GPU back end watched by a
+    /// ``WatchdogBackend`` waits for it at most its limit; the others run it as it is.
+    ///
+    /// - Throws: What `work` throws, or the hang when the device did not answer in time.
+    func boundingWaits<Value: Sendable>(
+        _ work: @escaping @Sendable () throws(VTError) -> Value
+    ) throws(VTError) -> Value
+
+    /// Whether the back end was abandoned because its device stopped answering
+    /// (``DecodeFailure/deviceHung(_:)``).
+    var hasHung: Bool { get }
 }
 
 extension DecoderBackend {
     /// One: a GPU back end drives the GPU from one libavcodec thread.
     var decodingThreads: Int { 1 }
+
+    /// Runs `work` as it is: nothing bounds this back end's waits.
+    func boundingWaits<Value: Sendable>(
+        _ work: @escaping @Sendable () throws(VTError) -> Value
+    ) throws(VTError) -> Value {
+        try work()
+    }
+
+    /// False: only a watched back end is abandoned.
+    var hasHung: Bool { false }
 
     /// Decodes samples again for their reference pictures only, after a drain: every picture
     /// they give, now or later, carries a negative token, which the session never hands out.
@@ -103,6 +126,9 @@ enum DecodeFailure: Sendable {
     /// The back end cannot decode the stream as it now is (libavcodec could not start the
     /// hwaccel for a new stream configuration); another back end may.
     case backEndCannotContinue(VTError)
+    /// The GPU did not answer within the session's bound (``WatchdogBackend``): the back end is
+    /// abandoned, and every frame it was given and has not returned is lost with it.
+    case deviceHung(VTError)
 }
 
 /// The result of decoding one sample.

@@ -66,7 +66,8 @@ enum DecoderSelection {
         case .preferred, .required:
             switch hardwareDecoder(for: format, specification: specification, heldSurfaces: heldSurfaces) {
             case .success(let backend):
-                return Choice(backend: backend, hardwareUnavailableReason: nil)
+                let watched = WatchdogBackend(backend, limit: specification.hardwareResponseLimit)
+                return Choice(backend: watched, hardwareUnavailableReason: nil)
             case .failure(let error):
                 if specification.hardwareAcceleration == .required {
                     throw error.with(

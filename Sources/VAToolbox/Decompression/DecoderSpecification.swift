@@ -34,6 +34,18 @@ public struct DecoderSpecification: Sendable, Hashable {
     /// The largest pictures the session decodes, and an optional budget for decoded-picture
     /// memory: streams past them are refused before anything is allocated (``PictureLimits``).
     public var pictureLimits: PictureLimits
+    /// The longest the session waits for the GPU to answer one call (submitting a sample,
+    /// waiting for a picture, draining): 10 seconds by default, as Chromium's GPU watchdog waits
+    /// on Linux (`kGpuWatchdogTimeout`), far above the 2 seconds after which Windows declares a
+    /// GPU hung, so that a GPU shared with other work is not taken for a hung one. A call whose
+    /// thread is still runnable at the limit (waiting for a busy CPU, not for the GPU) gets the
+    /// limit again, up to 4 times. A GPU that does not answer in time is taken to be hung: its frames
+    /// are reported with ``VTError/videoDecoderMalfunction``, and a
+    /// ``HardwareAcceleration/preferred`` session goes on on the CPU, decoding again the samples
+    /// since the last random access point so that no frame is lost (Docs/Hardware.md, "A GPU that
+    /// hangs"). Any ``DecompressionSession`` call therefore returns within about this time even
+    /// while a driver is stuck.
+    public var hardwareResponseLimit: Duration
 
     /// Creates a specification.
     ///
@@ -44,7 +56,7 @@ public struct DecoderSpecification: Sendable, Hashable {
     public init(
         hardwareAcceleration: HardwareAcceleration = .preferred, renderNodePath: String? = nil, threadCount: Int = 0,
         realTime: Bool = false, maximumConsecutiveHardwareFaults: Int = 3,
-        pictureLimits: PictureLimits = PictureLimits()
+        pictureLimits: PictureLimits = PictureLimits(), hardwareResponseLimit: Duration = .seconds(10)
     ) {
         self.hardwareAcceleration = hardwareAcceleration
         self.renderNodePath = renderNodePath
@@ -52,6 +64,7 @@ public struct DecoderSpecification: Sendable, Hashable {
         self.realTime = realTime
         self.maximumConsecutiveHardwareFaults = maximumConsecutiveHardwareFaults
         self.pictureLimits = pictureLimits
+        self.hardwareResponseLimit = hardwareResponseLimit
     }
 }
 

@@ -61,6 +61,12 @@ public final class DecompressionSession: Sendable {
     /// permission denied, no VA driver, a profile or size the driver lacks, or GPU faults — per
     /// render node tried. Nil while the GPU decodes.
     public var hardwareUnavailableReason: String? { state.withLock { $0.hardwareUnavailableReason } }
+    /// GPU calls still running in a driver past the session's bound
+    /// (``DecoderSpecification/hardwareResponseLimit``), in the whole process. Each is a thread
+    /// stuck in a hung driver, holding the decoder it was called on (its libavcodec context,
+    /// surfaces and VA display) until the driver returns; it is 0 unless a GPU hung. Not part of
+    /// VideoToolbox.
+    public static var stuckHardwareCalls: Int { WatchdogBackend.stuckCalls }
     /// The render node decoding, while the GPU decodes.
     public var renderNode: RenderNode? { state.withLock { $0.hardware?.renderNode } }
     /// What the GPU path decided on this driver so far (the surface pool it allocated, how it read

@@ -33,6 +33,9 @@ struct ReplayBuffer: Sendable {
 
     /// The samples to replay, in decode order, as sent (in-band configuration included).
     private(set) var samples: [[UInt8]] = []
+    /// The token of each sample's frame, in the same order: after a move to another back end,
+    /// the frames the old one still held are decoded again from here (``SessionDecoder``).
+    private(set) var tokens: [Int64] = []
     /// Their bytes.
     private(set) var byteCount = 0
     /// Whether a replay of `samples` rebuilds every reference picture that the samples still to
@@ -60,7 +63,7 @@ struct ReplayBuffer: Sendable {
     var previousGOPCount: Int { lastPointIndex }
 
     /// Records a sample sent to the back end.
-    mutating func record(_ data: [UInt8], access: RandomAccess) {
+    mutating func record(_ data: [UInt8], token: Int64, access: RandomAccess) {
         defer { startsAfresh = false }
         switch access {
         case .closed:
@@ -91,6 +94,7 @@ struct ReplayBuffer: Sendable {
             return
         }
         samples.append(data)
+        tokens.append(token)
         byteCount += data.count
     }
 
@@ -103,6 +107,7 @@ struct ReplayBuffer: Sendable {
     /// Forgets every sample until the next random access point.
     private mutating func letGo() {
         samples = []
+        tokens = []
         byteCount = 0
         lastPointIndex = 0
         isComplete = false
@@ -112,6 +117,7 @@ struct ReplayBuffer: Sendable {
     /// Starts the samples at a random access point.
     private mutating func startOver() {
         samples.removeAll(keepingCapacity: true)
+        tokens.removeAll(keepingCapacity: true)
         byteCount = 0
         lastPointIndex = 0
     }
@@ -121,6 +127,7 @@ struct ReplayBuffer: Sendable {
         guard lastPointIndex > 0 else { return }
         byteCount -= samples[..<lastPointIndex].reduce(0) { $0 + $1.count }
         samples.removeFirst(lastPointIndex)
+        tokens.removeFirst(lastPointIndex)
         lastPointIndex = 0
     }
 }

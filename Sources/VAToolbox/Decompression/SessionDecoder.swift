@@ -6,11 +6,11 @@
 /// call nested in one), so its state is never touched by two threads at once; the conformance
 /// only lets the session's closures carry it there. What other threads read is in `shared`.
 final class SessionDecoder: @unchecked Sendable {
-    private let shared: SharedSessionState
+    let shared: SharedSessionState
     private let outputHandler: DecompressionSession.OutputHandler
     /// Gives the CPU decoder's planar 4:2:0 pictures the native (bi-planar) layout.
     private let packer = BiPlanarPacker()
-    private var phase: Phase
+    var phase: Phase
     /// The settings a CPU back end decodes with; one opened with others reopens at the next
     /// drain (``DecoderBackend/needsReopening(for:)``).
     private var settings: DecoderSettings
@@ -19,10 +19,10 @@ final class SessionDecoder: @unchecked Sendable {
     private var transfer: PixelTransferJob?
     /// The samples since the random access point a replay starts at, for a finish that keeps the
     /// references.
-    private var replay = ReplayBuffer()
-    private var failover: FailoverPolicy
+    var replay = ReplayBuffer()
+    var failover: FailoverPolicy
     /// What the session knows of each frame in flight, from following the stream.
-    private var frames: FrameNotebook
+    var frames: FrameNotebook
     /// The samples given to a back end (the last one, recent decode time stamps).
     private var sent: SentSamples
 
@@ -174,7 +174,7 @@ final class SessionDecoder: @unchecked Sendable {
     }
 
     /// A new CPU back end with the current settings, for the last sample's description.
-    private func openSoftware() throws(VTError) -> any DecoderBackend {
+    func openSoftware() throws(VTError) -> any DecoderBackend {
         let software = try DecoderSelection.software(
             for: sent.lastFormat, specification: settings.effectiveSpecification)
         shared.withLock { $0.decodingThreads = software.decodingThreads }
@@ -199,7 +199,7 @@ final class SessionDecoder: @unchecked Sendable {
             data = job.inBandConfiguration + data
         }
         sent.record(job.sample, token: job.token)
-        replay.record(data, access: access)
+        replay.record(data, token: job.token, access: access)
         var step = backend.decode(data, token: job.token)
         if step.deviceFaulted { noteDeviceFault(after: job.token) }
         deliver(&step.pictures, lostAfterDrain: false)
@@ -218,6 +218,9 @@ final class SessionDecoder: @unchecked Sendable {
         case .backEndCannotContinue(let error):
             countDeviceResult(isFault: false, token: job.token)
             finish(job.token, status: error, image: nil)
+        case .deviceHung(let error):
+            leaveHungGPU(backend, because: error, sentUpTo: job.token)
+            return
         case .sample(let error, let isDeviceFault):
             // With frame threads libavcodec may report an earlier packet's failure here; the
             // frame is then reported against this sample, and a picture that still comes for it
@@ -235,62 +238,6 @@ final class SessionDecoder: @unchecked Sendable {
         }
     }
 
-    /// Counts a device result toward the failover policy; a fault also damages the frames
-    /// decoded after it up to the next sync sample, which may refer to it.
-    private func countDeviceResult(isFault: Bool, token: Int64) {
-        failover.record(isFault: isFault)
-        if isFault { noteDeviceFault(after: token) }
-    }
-
-    /// Flags the frames decoded after a GPU fault, up to the next sync sample: they may refer to
-    /// the picture the GPU failed.
-    private func noteDeviceFault(after token: Int64) {
-        failover.noteFault()
-        frames.noteDeviceFault(after: token)
-    }
-
-    /// Replaces the GPU back end by a CPU one: hands out the pictures the GPU still holds, reports
-    /// the frames it took and will never return, and goes on from the samples since the last
-    /// random access point (replayed, as after a finish) when they are kept, else from the next
-    /// sync sample.
-    ///
-    /// - Parameters:
-    ///   - hardware: The GPU back end.
-    ///   - reason: Why, for ``DecompressionSession/hardwareUnavailableReason``.
-    ///   - sentUpTo: The last token the GPU back end was given.
-    private func moveToSoftware(from hardware: any DecoderBackend, because reason: String, sentUpTo: Int64) {
-        var pictures = hardware.drain()
-        deliver(&pictures, lostAfterDrain: false)
-        let abandoned = shared.withLock { $0.pending.keys.filter { $0 <= sentUpTo }.sorted() }
-        for token in abandoned {
-            finish(
-                token,
-                status: VTError.videoDecoderMalfunction.with(
-                    "the GPU decoder was abandoned before it output this frame"),
-                image: nil)
-        }
-        var why = reason
-        do throws(VTError) {
-            let software = try openSoftware()
-            if replay.isComplete {  // the CPU decodes them again for their references: nothing more is lost
-                phase = .drained(software)
-                why += "; the CPU decoded the samples since the last random access point again"
-            } else {
-                phase = .awaitingSync(software)
-                replay.reset()
-                why += "; the CPU starts at the next sync sample"
-            }
-        } catch {
-            phase = .failed(error)
-            why += "; the CPU decoder could not start either: \(error.reason)"
-        }
-        failover.reset()
-        shared.withLock { state in
-            state.hardware = nil
-            state.hardwareUnavailableReason = why
-        }
-    }
-
     // MARK: - Handing out
 
     /// Hands decoded pictures to the output handler; after a drain, reports the frames the
@@ -300,7 +247,7 @@ final class SessionDecoder: @unchecked Sendable {
     /// long as the references keep it out of output order, so no wait proves a picture lost.
     ///
     /// Empties `pictures` as it goes: a GPU surface the handler let go of returns to the pool first.
-    private func deliver(_ pictures: inout [DecodedPicture], lostAfterDrain: Bool) {
+    func deliver(_ pictures: inout [DecodedPicture], lostAfterDrain: Bool) {
         pictures.reverse()
         while let picture = pictures.popLast() {
             // A picture of a replayed sample: its frame was handed out before the finish.
@@ -321,7 +268,7 @@ final class SessionDecoder: @unchecked Sendable {
     /// Calls the output handler for one frame and forgets it, converting its picture first when
     /// the attributes ask for another format or size, and otherwise handing it out in the
     /// native format (a planar 4:2:0 picture of the CPU packed as NV12 or P010).
-    private func finish(
+    func finish(
         _ token: Int64, status: VTError?, image: PixelBuffer?, handOut: HandOut = .asIs, released: MediaTime = .invalid
     ) {
         let notes = frames.take(token)
@@ -335,16 +282,29 @@ final class SessionDecoder: @unchecked Sendable {
             guard let transfer, transfer.changes(image) else {
                 // No conversion: a requested format the picture already has (the CPU's planar
                 // one) goes out as it is, without a copy; no request means the native layout.
-                var picture = handOut.apply(to: image)
+                var picture = try waitingOnDevice(for: image) { handOut.apply(to: image) }
                 if transfer == nil { picture = try packer.pack(picture) }
                 outputHandler(pending.output(status: status, image: picture, releasedAt: released))
                 return
             }
-            let converted = try transfer.convert(image)
+            let converted = try waitingOnDevice(for: image) { () throws(VTError) in try transfer.convert(image) }
             shared.withLock { $0.pool = transfer.transfer.currentPool }
             outputHandler(pending.output(status: status, image: converted, releasedAt: released))
         } catch {
+            // A conversion left behind in a hung driver keeps its converter: the next one gets a new one.
+            if phase.backend?.hasHung == true {
+                self.transfer = transfer.map { PixelTransferJob(attributes: $0.attributes) }
+            }
             outputHandler(pending.output(status: error, image: nil))
         }
+    }
+
+    /// Runs work on a GPU picture (reading it back, converting it) within the back end's bound
+    /// on waiting for its device; other pictures' work runs as it is.
+    private func waitingOnDevice(
+        for image: PixelBuffer, _ work: @escaping @Sendable () throws(VTError) -> PixelBuffer
+    ) throws(VTError) -> PixelBuffer {
+        guard image.isGPUSurface, let backend = phase.backend else { return try work() }
+        return try backend.boundingWaits(work)
     }
 }

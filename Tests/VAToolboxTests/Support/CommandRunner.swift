@@ -8,6 +8,8 @@ enum CommandRunner {
         var status: Int32
         var standardOutput: Data
         var standardError: String
+        /// Whether the process ran past its time limit and was killed (``run(_:_:input:environment:timeout:)``).
+        var timedOut = false
 
         /// Standard output as text.
         var text: String { String(decoding: standardOutput, as: UTF8.self) }
@@ -31,10 +33,10 @@ enum CommandRunner {
     static let hasFFmpeg = FileManager.default.isExecutableFile(atPath: "/usr/bin/ffmpeg")
 
     /// Runs `vatoolbox ARGUMENTS`, in `environment` when given (else the test's own).
-    static func vatoolbox(_ arguments: [String], input: URL? = nil, environment: [String: String]? = nil) throws
-        -> Result
-    {
-        try run(tool, arguments, input: input, environment: environment)
+    static func vatoolbox(
+        _ arguments: [String], input: URL? = nil, environment: [String: String]? = nil, timeout: Duration? = nil
+    ) throws -> Result {
+        try run(tool, arguments, input: input, environment: environment, timeout: timeout)
     }
 
     /// Runs `ffmpeg -v error -nostdin ARGUMENTS`.
@@ -50,7 +52,8 @@ enum CommandRunner {
     /// Runs an executable with standard output and error in temporary files (no pipe can fill up
     /// and stall it), and standard input from `input` or /dev/null.
     static func run(
-        _ executable: URL, _ arguments: [String], input: URL? = nil, environment: [String: String]? = nil
+        _ executable: URL, _ arguments: [String], input: URL? = nil, environment: [String: String]? = nil,
+        timeout: Duration? = nil
     ) throws -> Result {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -66,10 +69,21 @@ enum CommandRunner {
         process.standardError = try FileHandle(forWritingTo: errURL)
         process.standardInput = try FileHandle(forReadingFrom: input ?? URL(fileURLWithPath: "/dev/null"))
         try process.run()
+        // A process that hangs is killed at the limit, so that a hang fails its test, not the run.
+        let killer = DispatchWorkItem { [process] in
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        }
+        if let timeout {
+            let (seconds, attoseconds) = timeout.components
+            let nanoseconds = Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
+            DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanoseconds), execute: killer)
+        }
         process.waitUntilExit()
+        killer.cancel()
         return Result(
             status: process.terminationStatus, standardOutput: try Data(contentsOf: outURL),
-            standardError: String(decoding: try Data(contentsOf: errURL), as: UTF8.self))
+            standardError: String(decoding: try Data(contentsOf: errURL), as: UTF8.self),
+            timedOut: process.terminationReason == .uncaughtSignal && process.terminationStatus == SIGKILL)
     }
 
     /// A new empty folder under the system's temporary folder.
