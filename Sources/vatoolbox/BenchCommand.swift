@@ -79,7 +79,7 @@ enum BenchCommand {
         let cores = max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN)))
         let threads = try parsed.integer("threads", in: 1...256) ?? cores
         // Fail early, with the right exit status, on an input no row could read.
-        let source = try SampleSource(path: path)
+        let source = try openInput(path)
 
         var rows: [Row] = []
         if specification.hardwareAcceleration != .disabled {
@@ -169,7 +169,7 @@ enum BenchCommand {
 
     static func printTable(_ rows: [Row], path: String, source: SampleSource, runs: Int, speedUp: Double?, cpuRow: Row?)
     {
-        print("bench: \(path) (\(source.containerName)), \(source.firstFormat)")
+        print("bench: \(path) (\(source.containerName)), \(source.formatDescription)")
         print("runs per row: \(runs); each run is a child process; fps = pictures / wall-clock seconds of the run")
         let header = [
             column("decoder", 30), column("frames", 7, right: true), column("best fps", 10, right: true),
@@ -204,9 +204,9 @@ enum BenchCommand {
         func number(_ value: Double?) -> JSON { value.map { .double($0) } ?? .null }
         return .object(
             JSON.header(schema: "bench") + [("input", .string(path)), ("container", .string(source.containerName))]
-                + JSON.codec(source.codec) + [
-                    ("width", .int(Int(source.firstFormat.dimensions.width))),
-                    ("height", .int(Int(source.firstFormat.dimensions.height))),
+                + JSON.codec(source.codecType) + [
+                    ("width", .int(Int(source.formatDescription.dimensions.width))),
+                    ("height", .int(Int(source.formatDescription.dimensions.height))),
                     ("runs", .int(runs)), ("frame_limit", frameLimit.map { .int($0) } ?? .null),
                     (
                         "rows",
@@ -290,7 +290,7 @@ enum BenchWorkerCommand {
     static func run(_ arguments: [String]) throws(CommandFailure) {
         let parsed = try ParsedArguments.parse(arguments, options: decoderOptions + [OptionSpec(name: "frames")])
         let path = try parsed.singleInput()
-        let source = try SampleSource(path: path)
+        let source = try openInput(path)
         let report = try DecodeLoop.run(
             source: source, specification: try parsed.decoderSpecification(), attributes: nil,
             frameLimit: try parsed.integer("frames", in: 1...Int.max), onFrame: { _ in })

@@ -68,15 +68,15 @@ enum DecodeCommand {
                 "Y4M cannot carry \(requestedFormat) pictures; write raw planes (-o OUT.yuv), or choose a planar "
                     + "--pixel-format (y420, y422, y444, y0l0, y2l0, y4l0)")
         }
-        let source = try SampleSource(path: path, track: try parsed.track(), frameRate: try parsed.frameRate())
+        let source = try openInput(path, track: try parsed.track(), frameRate: try parsed.frameRate())
         // Y4M is planar: pictures from the GPU (NV12/P010) are converted to the planar format the
         // CPU decodes to. (A CPU session hands that format out without a copy, see DecodeLoop.)
-        let planar = DecompressionSession.planarPixelFormat(for: source.firstFormat)
+        let planar = DecompressionSession.planarPixelFormat(for: source.formatDescription)
         let pixelFormat = requestedFormat ?? (writesY4M ? planar : nil)
         let output = try outputPath.map { (path) throws(CommandFailure) in try OutputFile(path: path) }
         let summaryToStandardError = outputPath == "-"
         let timing = source.streamTiming
-        let writer = PictureWriter(output: output, y4m: writesY4M, format: source.firstFormat, timing: timing)
+        let writer = PictureWriter(output: output, y4m: writesY4M, format: source.formatDescription, timing: timing)
         let total = [frameLimit, timing.frameCount].compactMap { $0 }.min()
         let progress = ProgressBar(total: total)
         let report = try DecodeLoop.run(
@@ -96,8 +96,8 @@ enum DecodeCommand {
 
     static func summary(_ report: DecodeReport, source: SampleSource, output: OutputFile?, y4m: Bool) -> [String] {
         var lines = [
-            "input: \(source.path == "-" ? "standard input" : source.path) (\(source.containerName)), "
-                + "\(source.firstFormat)",
+            "input: \(source.name) (\(source.containerName)), "
+                + "\(source.formatDescription)",
             "decoder: \(report.decoderLine)",
             "frames: \(report.frames) decoded from \(report.samples) samples in \(fixed(report.seconds, 2)) s "
                 + "(\(fixed(report.framesPerSecond, 1)) fps), \(report.errors) with errors, \(report.dropped) dropped",

@@ -207,8 +207,8 @@ enum DecodeLoop {
                 }
             }
         }
-        var session = try makeSession(source.firstFormat)
-        var format = source.firstFormat
+        var session = try makeSession(source.formatDescription)
+        var format = source.formatDescription
         defer { session.invalidate() }
         report.startedOnHardware = session.usingHardwareAcceleratedVideoDecoder
         report.renderNode = session.renderNode?.path
@@ -267,7 +267,7 @@ enum DecodeLoop {
         report.damagedSampleCount = source.damagedSampleCount
         // A run that stopped before the end (a frame limit) did not meet the cut.
         if readToTheEnd, let truncation = source.truncation {
-            report.truncation = "\(source.path == "-" ? "standard input" : source.path) is truncated: \(truncation)"
+            report.truncation = "\(source.name) is truncated: \(truncation)"
         }
         report.seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
         return report

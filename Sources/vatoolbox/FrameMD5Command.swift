@@ -43,11 +43,11 @@ enum FrameMD5Command {
         let path = try parsed.singleInput()
         let specification = try parsed.decoderSpecification()
         let pixelFormat = try parsed.pixelFormat()
-        let source = try SampleSource(path: path, track: try parsed.track(), frameRate: try parsed.frameRate())
+        let source = try openInput(path, track: try parsed.track(), frameRate: try parsed.frameRate())
         let output = try OutputFile(path: parsed.values["output"] ?? "-")
         let timing = source.streamTiming
         let hasher = FrameHasher(
-            output: output, timing: timing, reorderDelay: source.firstFormat.stream.maxNumReorderFrames)
+            output: output, timing: timing, reorderDelay: source.formatDescription.stream.maxNumReorderFrames)
         let report = try DecodeLoop.run(
             source: source, specification: specification,
             attributes: pixelFormat.map { ImageBufferAttributes(pixelFormat: $0) },

@@ -43,7 +43,7 @@ enum SnapshotCommand {
         }
         let wanted = seconds == nil ? try parsed.integer("frame") ?? 0 : 0
         let specification = try parsed.decoderSpecification()
-        let source = try SampleSource(path: path, track: try parsed.track(), frameRate: try parsed.frameRate())
+        let source = try openInput(path, track: try parsed.track(), frameRate: try parsed.frameRate())
         if let seconds { try source.seek(toSeconds: seconds) }
         let captured = Mutex<RGBImage?>(nil)
         let report = try DecodeLoop.run(
@@ -111,14 +111,14 @@ enum ThumbnailsCommand {
         // one picture; hidden VP8/VP9/AV1 frames make none).
         let track = try parsed.track()
         let frameRate = try parsed.frameRate()
-        let counter = try SampleSource(path: path, track: track, frameRate: frameRate)
+        let counter = try openInput(path, track: track, frameRate: frameRate)
         var pictures = PictureCounter()
         while let sample = try counter.next() { pictures.add(sample) }
         let total = pictures.pictures
         let picks = Set((0..<count).map { ($0 * total + total / 2) / count })
 
-        let source = try SampleSource(path: path, track: track, frameRate: frameRate)
-        let format = source.firstFormat
+        let source = try openInput(path, track: track, frameRate: frameRate)
+        let format = source.formatDescription
         let timing = source.streamTiming
         let aspect =
             format.extensions.pixelAspectRatio.map { Double($0.horizontalSpacing) / Double($0.verticalSpacing) } ?? 1

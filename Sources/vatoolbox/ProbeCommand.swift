@@ -40,12 +40,12 @@ enum ProbeCommand {
         let path = try parsed.singleInput()
         let listUnits = parsed.flags.contains("units") || parsed.flags.contains("nal")
         let json = parsed.flags.contains("json")
-        let source = try SampleSource(path: path, frameRate: try parsed.frameRate())
+        let source = try openInput(path, frameRate: try parsed.frameRate())
         let containerAspect = source.streamTiming.containerAspectRatio
 
         var formats: [(firstAccessUnit: Int, format: VideoFormatDescription)] = []
         var accessUnits: [JSON] = []
-        var lister = UnitLister(codec: source.codec)
+        var lister = SampleUnitLister(codecType: source.codecType)
         var count = 0
         var syncCount = 0
         while let sample = try source.next() {
@@ -59,7 +59,9 @@ enum ProbeCommand {
             }
             if sample.isSync { syncCount += 1 }
             if listUnits {
-                let listing = lister.list(sample, index: count)
+                let listing = UnitListing(
+                    index: count, noun: source.codecType.sampleNoun, sample: sample,
+                    listing: lister.listUnits(of: sample))
                 if json {
                     accessUnits.append(listing.json)
                 } else {
@@ -70,12 +72,12 @@ enum ProbeCommand {
         }
         let streams = try StreamListing.streams(of: source)
         // The stream read: the reader's track; a raw stream file's one stream.
-        let selected = source.trackIndex ?? (source.path == "-" ? nil : 0)
+        let selected = source.trackIndex ?? (source.path == nil ? nil : 0)
         if json {
             var members: [(String, JSON)] =
                 JSON.header(schema: "probe") + [("input", .string(path)), ("container", .string(source.containerName))]
-                + JSON.codec(source.codec) + [("track", selected.map { .int($0) } ?? .null)]
-                + timingJSON(source.mediaTrack, frameCount: count) + [
+                + JSON.codec(source.codecType) + [("track", selected.map { .int($0) } ?? .null)]
+                + timingJSON(source.mediaTrack(), frameCount: count) + [
                     ("access_units", .int(count)), ("sync_access_units", .int(syncCount)),
                     (
                         "formats",
@@ -94,7 +96,7 @@ enum ProbeCommand {
             print(JSON.object(members).rendered())
         } else {
             print(
-                "\(source.codec.sampleNoun)s: \(count) (sync: \(syncCount)), format descriptions: \(formats.count)"
+                "\(source.codecType.sampleNoun)s: \(count) (sync: \(syncCount)), format descriptions: \(formats.count)"
             )
             if let track = source.trackPropertiesLine { print(track) }
             if let streams {

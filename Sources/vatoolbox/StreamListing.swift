@@ -22,11 +22,11 @@ enum StreamListing {
     ///
     /// - Throws: The library's error for a container it cannot list (after the reader opened it).
     static func streams(of source: SampleSource) throws(CommandFailure) -> [MediaStream]? {
-        guard source.path != "-" else { return nil }
+        guard let path = source.path else { return nil }
         do throws(VTError) {
-            return try MediaFileReader.streams(inFile: source.path, frameRate: source.frameRate)
+            return try MediaFileReader.streams(inFile: path, frameRate: source.assumedFrameRate)
         } catch {
-            if source.isRawStream { return nil }
+            if source.isAnnexBStream { return nil }
             throw CommandFailure(error)
         }
     }
