@@ -46,16 +46,6 @@ public struct VideoCodecType: RawRepresentable, Sendable, Hashable, CustomString
         default: nil
         }
     }
-
-    /// The length in bytes of this codec's NAL unit header (1 for H.264, 2 for HEVC), or nil for a
-    /// codec that is not NAL-unit based.
-    var nalUnitHeaderSize: Int? {
-        switch self {
-        case .h264: 1
-        case .hevc: 2
-        default: nil
-        }
-    }
 }
 
 /// Packing and printing of four-character codes.
