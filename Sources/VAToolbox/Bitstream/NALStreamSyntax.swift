@@ -48,6 +48,20 @@ protocol NALStreamSyntax: Sendable {
     /// - Parameter slice: The first slice of the access unit, which picks the active SPS.
     func orderedSets(forSlice slice: TypedNALUnit<Header>?) -> [[UInt8]]?
 
+    // The entry points for units whose codec is erased, implemented once below; requirements so
+    // that each conformance's witness is specialised for its header.
+
+    /// ``role(of:accessUnitHasVCL:)`` for a unit of the syntax's codec.
+    mutating func role(of unit: NALUnit, accessUnitHasVCL: Bool) -> (
+        role: AccessUnitRole, slice: SliceNote?, error: VTError?
+    )
+
+    /// ``store(parameterSet:)`` for a unit of the syntax's codec.
+    mutating func store(parameterSet unit: NALUnit) throws(VTError)
+
+    /// ``orderedSets(forSlice:)`` for a unit of the syntax's codec.
+    func orderedSets(forSlice slice: NALUnit?) -> [[UInt8]]?
+
     /// The format description of ordered parameter sets.
     ///
     /// - Throws: ``VTError/formatDescriptionInvalidParameter`` when they do not describe a stream.
@@ -59,8 +73,7 @@ extension NALStreamSyntax {
     /// The codec the syntax reads.
     static var codec: VideoCodecType { Header.codec }
 
-    // The entry points for units whose codec is erased; the parser makes every unit with the
-    // syntax's codec, so the unit always is one of `Header`'s.
+    // The parser makes every unit with the syntax's codec, so the unit always is one of `Header`'s.
 
     /// ``role(of:accessUnitHasVCL:)`` for a unit of the syntax's codec.
     mutating func role(of unit: NALUnit, accessUnitHasVCL: Bool) -> (

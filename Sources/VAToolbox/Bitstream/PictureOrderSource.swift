@@ -47,14 +47,22 @@ protocol PictureOrderSource: Sendable {
     ///
     /// - Parameter lastOpenField: The unpaired field waiting last, which `slice` may complete.
     mutating func picture(of slice: TypedNALUnit<Header>, lastOpenField: OpenField?) -> (PictureOrderInfo?, Bool)
+
+    // The entry points for units whose codec is erased, implemented once below; requirements so
+    // that each conformance's witness is specialised for its header.
+
+    /// ``learn(_:)`` for a unit of the source's codec.
+    mutating func learn(_ unit: NALUnit)
+
+    /// ``picture(of:lastOpenField:)`` for a unit of the source's codec.
+    mutating func picture(of slice: NALUnit, lastOpenField: OpenField?) -> (PictureOrderInfo?, Bool)
 }
 
 extension PictureOrderSource {
     /// The codec the source counts.
     static var codec: VideoCodecType { Header.codec }
 
-    // The entry points for units whose codec is erased: the time stamper's samples are of the
-    // source's codec, so every unit is one of `Header`'s.
+    // The time stamper's samples are of the source's codec, so every unit is one of `Header`'s.
 
     /// ``learn(_:)`` for a unit of the source's codec.
     mutating func learn(_ unit: NALUnit) {
