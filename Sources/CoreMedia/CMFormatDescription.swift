@@ -227,8 +227,7 @@ public func CMFormatDescriptionGetExtensions(_ desc: CMFormatDescription) -> CFD
         pixelAspectRatio: extensions.pixelAspectRatio)
     for case (let key as AnyHashable, let value) in colors { dictionary.setObject(value, forKey: key) }
     if !extensions.decoderConfigurationRecord.isEmpty {
-        let name = description.codecType == .hevc ? "hvcC" : (description.codecType == .h264 ? "avcC" : nil)
-        if let name {
+        if let name = extensions.decoderConfigurationRecordName, reportedConfigurationAtoms.contains(name) {
             let atoms = NSMutableDictionary()
             atoms[name] = NSData(
                 bytes: extensions.decoderConfigurationRecord, length: extensions.decoderConfigurationRecord.count)
@@ -237,6 +236,10 @@ public func CMFormatDescriptionGetExtensions(_ desc: CMFormatDescription) -> CFD
     }
     return dictionary
 }
+
+/// The configuration records ``CMFormatDescriptionGetExtensions(_:)`` reports as sample
+/// description extension atoms: those of H.264 and HEVC.
+private let reportedConfigurationAtoms: Set<String> = ["avcC", "hvcC"]
 
 /// One extension, or nil — `CMFormatDescriptionGetExtension`.
 public func CMFormatDescriptionGetExtension(_ desc: CMFormatDescription, extensionKey: CFString) -> CFPropertyList? {

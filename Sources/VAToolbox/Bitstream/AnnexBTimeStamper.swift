@@ -67,7 +67,7 @@ public struct AnnexBTimeStamper: Sendable {
         var samples: [Int]
         var frameDuration: MediaTime
         /// For an H.264 field not yet paired: its parity and `frame_num`.
-        var openField: (bottom: Bool, frameNum: Int, isIDR: Bool)?
+        var openField: OpenField?
         /// The decode order of the picture, to break ties.
         var order: Int
     }
@@ -81,13 +81,9 @@ public struct AnnexBTimeStamper: Sendable {
     private var presentationClock: MediaTime?
     private var lastShownCount = 0
 
-    private var h264SPS: [Int: H264SequenceParameterSet] = [:]
-    private var h264PPS: [Int: H264PictureParameterSet] = [:]
-    private var hevcSPS: [Int: HEVCSequenceParameterSet] = [:]
-    private var hevcPPS: [Int: HEVCPictureParameterSet] = [:]
+    /// The codec's parameter sets and order counts; nil for a codec not made of NAL units.
+    private var source: (any PictureOrderSource)?
     private var learnedFormat: VideoFormatDescription?
-    private var h264Counter = H264PictureOrderCounter()
-    private var hevcCounter = HEVCPictureOrderCounter()
 
     /// Creates a time stamper for a stream.
     ///
@@ -99,6 +95,7 @@ public struct AnnexBTimeStamper: Sendable {
     ///     positive number assumes ``defaultFrameDuration``.
     public init(codec: VideoCodecType, assumedFrameDuration: MediaTime? = nil) {
         self.codec = codec
+        self.source = PictureOrderSources.source(for: codec)
         if let assumedFrameDuration, assumedFrameDuration.isNumeric, assumedFrameDuration.value > 0 {
             self.assumedFrameDuration = assumedFrameDuration
         } else {
@@ -123,20 +120,20 @@ public struct AnnexBTimeStamper: Sendable {
     public mutating func stamp(_ sample: SampleBuffer) -> [SampleBuffer] {
         let format = sample.formatDescription
         if format != learnedFormat {
-            for unit in format.parameterSetNALUnits { learn(unit) }
+            for unit in format.parameterSetNALUnits { source?.learn(unit) }
             learnedFormat = format
         }
         let units = sample.nalUnits
-        for unit in units where unit.isParameterSet { learn(unit) }
+        for unit in units where unit.isParameterSet { source?.learn(unit) }
         let frame = frameDuration(of: format)
         let reorderDepth = max(0, format.stream.maxNumReorderFrames)
         // An end of sequence ends its access unit (HEVC clause 7.4.2.4.4); one placed before the
         // slices still applies to them.
-        let endOfSequence = codec == .hevc ? units.firstIndex { $0.hevcType == .endOfSequence } : nil
+        let endOfSequence = units.firstIndex(where: \.isEndOfSequence)
         let firstSlice = units.firstIndex(where: \.isVCL)
-        if let endOfSequence, endOfSequence < firstSlice ?? units.endIndex { hevcCounter.noteEndOfSequence() }
+        if let endOfSequence, endOfSequence < firstSlice ?? units.endIndex { source?.noteEndOfSequence() }
         let (picture, isField) = pictureInfo(of: units)
-        if let endOfSequence, let firstSlice, endOfSequence > firstSlice { hevcCounter.noteEndOfSequence() }
+        if let endOfSequence, let firstSlice, endOfSequence > firstSlice { source?.noteEndOfSequence() }
 
         var timed = sample
         let duration = isField ? Self.half(frame) : frame
@@ -265,92 +262,14 @@ public struct AnnexBTimeStamper: Sendable {
 
     // MARK: - Picture order counts
 
-    /// What the time stamper needs of a picture.
-    private struct PictureInfo {
-        var pictureOrderCount: Int
-        var startsSequence: Bool
-        var isOutput: Bool
-        /// Whether a decoder skips the picture (an HEVC RASL picture it cannot decode).
-        var isSkipped = false
-        /// Whether the pictures waiting are discarded, not shown (HEVC `NoOutputOfPriorPicsFlag`).
-        var discardsPriorPictures = false
-        var isFieldPicture = false
-        var isBottomField = false
-        var frameNum = 0
-        var isIDR = false
-        /// Whether it may be the second field of the picture before it.
-        var isSecondField = false
-    }
-
     /// The count of the picture in a sample's NAL units, from its first slice; nil when there
     /// is no slice or its header cannot be read. The second value tells a field picture.
-    private mutating func pictureInfo(of units: [NALUnit]) -> (PictureInfo?, Bool) {
+    private mutating func pictureInfo(of units: [NALUnit]) -> (PictureOrderInfo?, Bool) {
         guard let slice = units.first(where: \.isVCL) else { return (nil, false) }
-        switch codec {
-        case .h264:
-            let header: H264SliceHeader
-            do throws(VTError) {
-                header = try H264SliceHeader(
-                    slice, pictureParameterSet: { h264PPS[$0] }, sequenceParameterSet: { h264SPS[$0] })
-            } catch {
-                return (nil, false)
-            }
-            guard let pps = h264PPS[header.picParameterSetId], let sps = h264SPS[pps.seqParameterSetId] else {
-                return (nil, header.fieldPicFlag)
-            }
-            let counts = h264Counter.next(header, sps: sps)
-            var info = PictureInfo(
-                pictureOrderCount: counts.pictureOrderCount, startsSequence: counts.startsSequence, isOutput: true)
-            info.isFieldPicture = header.fieldPicFlag
-            info.isBottomField = header.bottomFieldFlag
-            info.frameNum = header.frameNum
-            info.isIDR = header.nalUnitType.isIDR
-            info.isSecondField = header.fieldPicFlag && !header.hasMemoryManagementReset
-            // The second field of an IDR frame is an IDR picture too, but starts nothing.
-            if info.isSecondField, let last = waiting.last?.openField, last.isIDR && info.isIDR,
-                last.bottom != info.isBottomField, last.frameNum == info.frameNum
-            {
-                info.startsSequence = false
-            }
-            return (info, header.fieldPicFlag)
-        case .hevc:
-            guard let first = try? HEVCSliceSegmentHeader(slice),
-                let pps = hevcPPS[first.slicePicParameterSetId],
-                let sps = hevcSPS[pps.ppsSeqParameterSetId],
-                let header = try? HEVCSliceSegmentHeader(slice, pps: pps, sps: sps)
-            else { return (nil, false) }
-            let counts = hevcCounter.next(header, sps: sps, temporalId: slice.temporalId)
-            var info = PictureInfo(
-                pictureOrderCount: counts.pictureOrderCount, startsSequence: counts.startsSequence,
-                isOutput: counts.isOutput)
-            info.isSkipped = counts.isSkippedLeadingPicture
-            info.discardsPriorPictures = counts.discardsPriorPictures
-            return (info, false)
-        default:
-            return (PictureInfo(pictureOrderCount: pictureNumber, startsSequence: false, isOutput: true), false)
+        guard let counted = source?.picture(of: slice, lastOpenField: waiting.last?.openField) else {
+            return (PictureOrderInfo(pictureOrderCount: pictureNumber, startsSequence: false, isOutput: true), false)
         }
-    }
-
-    /// Learns a parameter set (a PPS after the SPS it refers to).
-    private mutating func learn(_ unit: NALUnit) {
-        switch (codec, unit.typeCode) {
-        case (.h264, 7):
-            if let sps = try? H264SequenceParameterSet(unit) { h264SPS[sps.seqParameterSetId] = sps }
-        case (.h264, 8):
-            if let pps = try? H264PictureParameterSet(unit) { h264PPS[pps.picParameterSetId] = pps }
-        case (.hevc, 33):
-            if let sps = try? HEVCSequenceParameterSet(unit) { hevcSPS[sps.spsSeqParameterSetId] = sps }
-        case (.hevc, 34):
-            var reader = BitReader(unit.rbsp, context: "HEVC PPS")
-            let spsId = (try? reader.unsignedExpGolomb("pps_pic_parameter_set_id", maximum: 63)).flatMap { _ in
-                try? reader.unsignedExpGolomb("pps_seq_parameter_set_id", maximum: 15)
-            }
-            if let pps = try? HEVCPictureParameterSet(unit, sps: spsId.flatMap { hevcSPS[$0] }) {
-                hevcPPS[pps.ppsPicParameterSetId] = pps
-            }
-        default:
-            break
-        }
+        return counted
     }
 
     /// Half a frame, exactly.

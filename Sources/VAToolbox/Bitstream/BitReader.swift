@@ -7,13 +7,21 @@
 ///
 /// The input must already be unescaped (see ``RBSP/unescape(_:)``): emulation prevention bytes
 /// are not skipped here.
+///
+/// One reader serves every codec: it reads an `ArraySlice` in place (an AV1 frame OBU's tile data
+/// is never copied to read its header), and throws the error its owner chose at initialisation
+/// (``VTError/videoDecoderBadData`` unless told otherwise: a malformed AV1 sequence header is a bad
+/// format description instead). Codec-specific descriptors are extensions in the codec's folder
+/// (AV1's `f(n)` and `uvlc()`, VP9's `su(n)`).
 public struct BitReader: Sendable {
-    /// The bytes being read.
-    public let bytes: [UInt8]
+    /// The bytes being read, in place.
+    let storage: ArraySlice<UInt8>
     /// The position of the next bit to read, counted from the first bit of ``bytes``.
     public private(set) var bitPosition: Int = 0
     /// What is being parsed, for error messages (for example `"H.264 SPS"`).
     public let context: String
+    /// The error thrown when the data runs out or a value is out of range; its reason is added.
+    let error: VTError
 
     /// Creates a reader over an RBSP.
     ///
@@ -21,26 +29,36 @@ public struct BitReader: Sendable {
     ///   - rbsp: The unescaped payload.
     ///   - context: What the payload is, used in error messages.
     public init(_ rbsp: [UInt8], context: String) {
-        self.bytes = rbsp
-        self.context = context
+        self.init(rbsp[...], context: context, error: .videoDecoderBadData)
     }
 
+    /// Creates a reader over `bytes`, read in place, that throws `error` with the reason added.
+    init(_ bytes: ArraySlice<UInt8>, context: String, error: VTError) {
+        self.storage = bytes
+        self.context = context
+        self.error = error
+    }
+
+    /// The bytes being read.
+    public var bytes: [UInt8] { Array(storage) }
+
     /// The number of bits not yet read.
-    public var bitsLeft: Int { bytes.count * 8 - bitPosition }
+    public var bitsLeft: Int { storage.count * 8 - bitPosition }
 
     /// Whether the next bit is the first bit of a byte.
     public var isByteAligned: Bool { bitPosition % 8 == 0 }
 
     /// `u(n)`: reads `count` bits (0 to 32) as an unsigned number.
     ///
-    /// - Throws: ``VTError/videoDecoderBadData`` when fewer than `count` bits are left.
+    /// - Throws: The reader's error (``VTError/videoDecoderBadData`` unless the owner chose
+    ///   another) when fewer than `count` bits are left.
     public mutating func bits(_ count: Int, _ element: StaticString) throws(VTError) -> UInt32 {
         precondition((0...32).contains(count), "u(n) reads at most 32 bits")
         guard count <= bitsLeft else { throw truncated(element) }
         var value: UInt64 = 0
         var remaining = count
         while remaining > 0 {
-            let byte = UInt64(bytes[bitPosition >> 3])
+            let byte = UInt64(storage[storage.startIndex + bitPosition >> 3])
             let offset = bitPosition & 7
             let take = min(8 - offset, remaining)
             let chunk = (byte >> UInt64(8 - offset - take)) & ((1 << UInt64(take)) - 1)
@@ -63,7 +81,7 @@ public struct BitReader: Sendable {
 
     /// Skips `count` bits.
     ///
-    /// - Throws: ``VTError/videoDecoderBadData`` when fewer than `count` bits are left.
+    /// - Throws: The reader's error when fewer than `count` bits are left.
     public mutating func skip(_ count: Int, _ element: StaticString) throws(VTError) {
         guard count >= 0, count <= bitsLeft else { throw truncated(element) }
         bitPosition += count
@@ -71,15 +89,14 @@ public struct BitReader: Sendable {
 
     /// `ue(v)`: reads an unsigned Exp-Golomb code (clause 9.1).
     ///
-    /// - Throws: ``VTError/videoDecoderBadData`` when the data ends inside the code, or when the
-    ///   code has more than 31 leading zero bits (its value would not fit in 32 bits).
+    /// - Throws: The reader's error when the data ends inside the code, or when the code has more
+    ///   than 31 leading zero bits (its value would not fit in 32 bits).
     public mutating func unsignedExpGolomb(_ element: StaticString) throws(VTError) -> UInt32 {
         var leadingZeroBits = 0
         while try bits(1, element) == 0 {
             leadingZeroBits += 1
             guard leadingZeroBits <= 31 else {
-                throw VTError.videoDecoderBadData.with(
-                    "\(context): \(element) is an Exp-Golomb code longer than 32 bits (corrupt data)")
+                throw invalid("\(element) is an Exp-Golomb code longer than 32 bits (corrupt data)")
             }
         }
         guard leadingZeroBits > 0 else { return 0 }
@@ -89,11 +106,11 @@ public struct BitReader: Sendable {
 
     /// `ue(v)` read into an `Int`, checked against an inclusive upper bound from the spec.
     ///
-    /// - Throws: ``VTError/videoDecoderBadData`` when the value exceeds `maximum`.
+    /// - Throws: The reader's error when the value exceeds `maximum`.
     public mutating func unsignedExpGolomb(_ element: StaticString, maximum: Int) throws(VTError) -> Int {
         let value = Int(try unsignedExpGolomb(element))
         guard value <= maximum else {
-            throw VTError.videoDecoderBadData.with("\(context): \(element) is \(value), more than \(maximum)")
+            throw invalid("\(element) is \(value), more than \(maximum)")
         }
         return value
     }
@@ -107,11 +124,11 @@ public struct BitReader: Sendable {
 
     /// `se(v)` read into an `Int`, checked against an inclusive range from the spec.
     ///
-    /// - Throws: ``VTError/videoDecoderBadData`` when the value is outside `range`.
+    /// - Throws: The reader's error when the value is outside `range`.
     public mutating func signedExpGolomb(_ element: StaticString, in range: ClosedRange<Int>) throws(VTError) -> Int {
         let value = Int(try signedExpGolomb(element))
         guard range.contains(value) else {
-            throw VTError.videoDecoderBadData.with("\(context): \(element) is \(value), outside \(range)")
+            throw invalid("\(element) is \(value), outside \(range)")
         }
         return value
     }
@@ -121,13 +138,18 @@ public struct BitReader: Sendable {
     /// True when a bit equal to 1 follows the current position other than the last 1 bit of the
     /// payload (the `rbsp_stop_one_bit`).
     public var moreRBSPData: Bool {
-        guard let lastNonZero = bytes.lastIndex(where: { $0 != 0 }) else { return false }
-        let stopBit = lastNonZero * 8 + 7 - bytes[lastNonZero].trailingZeroBitCount
+        guard let lastNonZero = storage.lastIndex(where: { $0 != 0 }) else { return false }
+        let stopBit = (lastNonZero - storage.startIndex) * 8 + 7 - storage[lastNonZero].trailingZeroBitCount
         return bitPosition < stopBit
     }
 
+    /// An error of the reader's kind, with `reason` prefixed by the context.
+    func invalid(_ reason: String) -> VTError {
+        error.with("\(context): \(reason)")
+    }
+
     private func truncated(_ element: StaticString) -> VTError {
-        VTError.videoDecoderBadData.with(
-            "\(context) is truncated: \(element) reaches past its end (bit \(bitPosition) of \(bytes.count * 8))")
+        error.with(
+            "\(context) is truncated: \(element) reaches past its end (bit \(bitPosition) of \(storage.count * 8))")
     }
 }

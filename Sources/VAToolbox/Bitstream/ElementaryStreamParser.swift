@@ -71,24 +71,25 @@ public struct ElementaryStreamParser: Sendable {
     public static let maximumDiagnostics = 100
 
     private var scanner: AnnexBScanner
-    private var parameterSets: ParameterSetStore
+    /// The codec's access units and parameter sets.
+    private var syntax: any NALStreamSyntax
     private var accessUnit = AccessUnitBuilder()
     private var decodeTime: MediaTime?
-    /// The header of the last primary slice, which the next slice is compared with.
-    private var lastSliceHeader: H264SliceHeader?
 
     /// Creates a parser for an H.264 or HEVC stream.
     ///
     /// - Precondition: `codec` is ``VideoCodecType/h264`` or ``VideoCodecType/hevc``, and the
     ///   options' header length is 1, 2 or 4.
     public init(codec: VideoCodecType, options: Options = Options()) {
-        precondition(codec == .h264 || codec == .hevc, "ElementaryStreamParser reads H.264 and HEVC streams")
+        guard let syntax = NALStreamSyntaxes.syntax(for: codec) else {
+            preconditionFailure("ElementaryStreamParser reads H.264 and HEVC streams")
+        }
         precondition(
             AVCC.validLengthSizes.contains(options.nalUnitHeaderLength), "NAL unit lengths have 1, 2 or 4 bytes")
         self.codec = codec
         self.options = options
         self.scanner = AnnexBScanner(maximumNALUnitSize: options.maximumNALUnitSize)
-        self.parameterSets = ParameterSetStore(codec: codec)
+        self.syntax = syntax
     }
 
     /// Feeds the next bytes of the stream and returns the access units they complete.
@@ -134,88 +135,21 @@ public struct ElementaryStreamParser: Sendable {
             report(error)
             return
         }
-        let (role, sliceHeader) = codec == .h264 ? h264Role(of: unit) : (hevcRole(of: unit), nil)
+        let (role, slice, error) = syntax.role(of: unit, accessUnitHasVCL: accessUnit.hasVCL)
+        if let error { report(error) }
         if role == .startsAccessUnit && accessUnit.hasVCL {
             emitAccessUnit(into: &samples)
         }
-        if let sliceHeader, sliceHeader.redundantPicCnt == 0 {
-            let sps = parameterSets.h264PPS[sliceHeader.picParameterSetId].flatMap {
-                parameterSets.h264SPS[$0.seqParameterSetId]
-            }
-            accessUnit.noteSlice(sliceHeader, maxNumRefFrames: sps?.maxNumRefFrames ?? 16)
-            lastSliceHeader = sliceHeader
-        } else if unit.isVCL && codec == .h264 {
-            lastSliceHeader = nil
-        }
+        if let slice { accessUnit.noteSlice(slice) }
         if unit.isParameterSet {
             do throws(VTError) {
-                try parameterSets.store(unit)
+                try syntax.store(parameterSet: unit)
             } catch {
                 report(error)
             }
             if !options.keepsParameterSetsInSamples { return }
         }
         accessUnit.append(unit, isVCL: role == .vcl || role == .startsAccessUnit && unit.isVCL)
-    }
-
-    /// How a NAL unit relates to access-unit boundaries.
-    private enum Role {
-        /// Begins a new access unit when the current one already has a picture.
-        case startsAccessUnit
-        /// A slice of the current picture.
-        case vcl
-        /// Belongs to the current access unit.
-        case follows
-    }
-
-    /// H.264 clause 7.4.1.2.3: AUD, SPS, PPS, SEI and types 14–18 start an access unit after a
-    /// picture; so does the first slice of a new primary coded picture (7.4.1.2.4).
-    private mutating func h264Role(of unit: NALUnit) -> (Role, H264SliceHeader?) {
-        switch unit.typeCode {
-        case 6, 7, 8, 9, 14...18:
-            return (.startsAccessUnit, nil)
-        case 1, 2, 5:
-            let header: H264SliceHeader
-            do throws(VTError) {
-                header = try H264SliceHeader(
-                    unit, pictureParameterSet: { parameterSets.h264PPS[$0] },
-                    sequenceParameterSet: { parameterSets.h264SPS[$0] })
-            } catch {
-                report(error)
-                // Without a header, fall back on the one field that needs no parameter set.
-                var reader = BitReader(RBSP.unescape(unit.payload.prefix(8)), context: "H.264 slice header")
-                let firstMb = try? reader.unsignedExpGolomb("first_mb_in_slice")
-                return (firstMb == 0 ? .startsAccessUnit : .vcl, nil)
-            }
-            // Redundant pictures belong to the access unit of their primary picture.
-            guard header.redundantPicCnt == 0 else { return (.vcl, header) }
-            guard accessUnit.hasVCL else { return (.startsAccessUnit, header) }
-            guard let previous = lastSliceHeader else {
-                return (header.firstMbInSlice == 0 ? .startsAccessUnit : .vcl, header)
-            }
-            return (header.startsNewPicture(after: previous) ? .startsAccessUnit : .vcl, header)
-        case 3, 4:
-            return (.vcl, nil)
-        default:
-            return (.follows, nil)
-        }
-    }
-
-    /// HEVC clause 7.4.2.4.4: VPS, SPS, PPS, AUD, prefix SEI and types 41–44, 48–55 start an
-    /// access unit after a picture; so does a slice with `first_slice_segment_in_pic_flag`.
-    /// Units of layers above 0 belong to the current access unit.
-    private func hevcRole(of unit: NALUnit) -> Role {
-        guard unit.nuhLayerId == 0 else { return unit.isVCL ? .vcl : .follows }
-        let type = unit.typeCode
-        switch type {
-        case 0...31:
-            guard let first = unit.payload.first else { return .vcl }
-            return first & 0x80 != 0 ? .startsAccessUnit : .vcl
-        case 32...35, 39, 41...44, 48...55:
-            return .startsAccessUnit
-        default:
-            return .follows
-        }
     }
 
     private mutating func emitAccessUnit(into samples: inout [SampleBuffer]) {
@@ -256,7 +190,7 @@ public struct ElementaryStreamParser: Sendable {
     /// The description for the access unit being emitted: the previous one while the parameter
     /// sets have not changed, a new one when they have.
     private mutating func currentFormatDescription() -> VideoFormatDescription? {
-        guard let sets = parameterSets.orderedSets(forSlice: accessUnit.firstVCL) else {
+        guard let sets = syntax.orderedSets(forSlice: accessUnit.firstVCL) else {
             if skippedAccessUnits == 0 {
                 report(
                     VTError.videoDecoderBadData.with(
@@ -267,10 +201,8 @@ public struct ElementaryStreamParser: Sendable {
         }
         if let current = formatDescription, current.parameterSets == sets { return current }
         do throws(VTError) {
-            let format =
-                codec == .h264
-                ? try VideoFormatDescription(h264ParameterSets: sets, nalUnitHeaderLength: options.nalUnitHeaderLength)
-                : try VideoFormatDescription(hevcParameterSets: sets, nalUnitHeaderLength: options.nalUnitHeaderLength)
+            let format = try syntax.formatDescription(
+                parameterSets: sets, nalUnitHeaderLength: options.nalUnitHeaderLength)
             formatDescription = format
             formatDescriptionCount += 1
             return format
@@ -282,53 +214,5 @@ public struct ElementaryStreamParser: Sendable {
 
     private mutating func report(_ error: VTError) {
         if diagnostics.count < Self.maximumDiagnostics { diagnostics.append(error) }
-    }
-}
-
-/// The access unit being collected.
-private struct AccessUnitBuilder {
-    var units: [NALUnit] = []
-    var hasVCL = false
-    var isSync = false
-    var allIntra = true
-    var isField = false
-    var anyReference = false
-    var hasRecoveryPoint = false
-    /// Whether the stream keeps at most one reference frame (H.264 `max_num_ref_frames` ≤ 1).
-    var singleReferenceStream = false
-    var firstVCL: NALUnit?
-
-    mutating func append(_ unit: NALUnit, isVCL: Bool) {
-        units.append(unit)
-        let isSEI = unit.h264Type == .sei || unit.hevcType == .prefixSEI
-        if isSEI && SEIMessages.payloadTypes(inRBSP: unit.rbsp).contains(SEIMessages.recoveryPointPayloadType) {
-            hasRecoveryPoint = true
-        }
-        guard isVCL else { return }
-        if !hasVCL { firstVCL = unit }
-        hasVCL = true
-        isSync = isSync || unit.isSync
-        anyReference = anyReference || unit.isReference
-        if unit.codec == .hevc && !(unit.hevcType?.isIRAP ?? false) { allIntra = false }
-    }
-
-    /// Records what an H.264 slice header says about the picture.
-    mutating func noteSlice(_ header: H264SliceHeader, maxNumRefFrames: Int) {
-        allIntra = allIntra && (header.baseSliceType == 2 || header.baseSliceType == 4)
-        isField = header.fieldPicFlag
-        singleReferenceStream = maxNumRefFrames <= 1
-    }
-
-    var attachments: SampleAttachments {
-        var flags: SampleAttachments = []
-        if !isSync { flags.insert(.notSync) }
-        // A recovery point SEI marks a picture where decoding may start; so does an intra picture
-        // of a stream that keeps one reference frame: nothing before it is referenced after it.
-        if !isSync && (hasRecoveryPoint || (allIntra && singleReferenceStream && firstVCL?.codec == .h264)) {
-            flags.insert(.partialSync)
-        }
-        if !allIntra { flags.insert(.dependsOnOthers) }
-        if !anyReference { flags.insert(.notDependedOnByOthers) }
-        return flags
     }
 }

@@ -14,6 +14,11 @@ protocol CodecSupport: Sendable {
     var displayName: String { get }
     /// FFmpeg's name of the codec (`"h264"`, `"vp9"`), the name the tool's JSON uses.
     var ffmpegName: String { get }
+    /// The name of the record a description of this codec keeps in
+    /// ``FormatDescriptionExtensions/decoderConfigurationRecord``: the sample description
+    /// extension atom (`avcC`, `hvcC`, `av1C`, `vpcC`), or for MPEG-2 the sequence header; nil for
+    /// VP8, whose record is whatever the container had.
+    var configurationRecordName: String? { get }
     /// The libavcodec decoders to try on the CPU, by name, before the codec's native one
     /// (libdav1d for AV1); empty for the native decoder.
     var preferredSoftwareDecoders: [String] { get }
@@ -164,7 +169,7 @@ extension CodecSupport {
         var format = VideoFormatDescription(
             codecType: codecType, parameterSets: configuration, nalUnitHeaderLength: 0, codedDimensions: size,
             cleanAperture: CleanAperture(left: 0, top: 0, width: parameters.width, height: parameters.height),
-            stream: stream, extensions: parameters.extensions)
+            stream: stream, extensions: parameters.extensions, configurationRecordName: configurationRecordName)
         format.containerCodecTag = parameters.codecTag
         return format
     }

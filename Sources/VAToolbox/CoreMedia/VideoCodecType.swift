@@ -31,31 +31,6 @@ public struct VideoCodecType: RawRepresentable, Sendable, Hashable, CustomString
 
     /// The FourCC: `"avc1"`, `"hvc1"`, `"av01"`, `"vp09"`, `"vp08"`, `"mp2v"`.
     public var description: String { fourCC }
-
-    /// The name of the record a description of this codec keeps in
-    /// ``FormatDescriptionExtensions/decoderConfigurationRecord``: the sample description
-    /// extension atom (`avcC`, `hvcC`, `av1C`, `vpcC`), or for MPEG-2 the sequence header; nil for
-    /// VP8, whose record is whatever the container had.
-    var configurationRecordName: String? {
-        switch self {
-        case .h264: "avcC"
-        case .hevc: "hvcC"
-        case .av1: "av1C"
-        case .vp9: "vpcC"
-        case .mpeg2Video: "sequence header"
-        default: nil
-        }
-    }
-
-    /// The length in bytes of this codec's NAL unit header (1 for H.264, 2 for HEVC), or nil for a
-    /// codec that is not NAL-unit based.
-    var nalUnitHeaderSize: Int? {
-        switch self {
-        case .h264: 1
-        case .hevc: 2
-        default: nil
-        }
-    }
 }
 
 /// Packing and printing of four-character codes.

@@ -92,10 +92,14 @@ public struct VideoFormatDescription: Sendable, Hashable, CustomStringConvertibl
     }
 
     /// The memberwise initialiser the codec-specific initialisers end in.
+    ///
+    /// - Parameter configurationRecordName: The name of the record the codec keeps in
+    ///   ``FormatDescriptionExtensions/decoderConfigurationRecord`` (the codec support's
+    ///   `configurationRecordName`); nil for none.
     init(
         codecType: VideoCodecType, parameterSets: [[UInt8]], nalUnitHeaderLength: Int,
         codedDimensions: VideoDimensions, cleanAperture: CleanAperture, stream: StreamProperties,
-        extensions: FormatDescriptionExtensions
+        extensions: FormatDescriptionExtensions, configurationRecordName: String? = nil
     ) {
         self.codecType = codecType
         self.parameterSets = parameterSets
@@ -105,7 +109,7 @@ public struct VideoFormatDescription: Sendable, Hashable, CustomStringConvertibl
         self.dimensions = VideoDimensions(width: Int32(cleanAperture.width), height: Int32(cleanAperture.height))
         self.stream = stream
         self.extensions = extensions
-        self.extensions.decoderConfigurationRecordName = codecType.configurationRecordName
+        self.extensions.decoderConfigurationRecordName = configurationRecordName
     }
 }
 
@@ -231,9 +235,10 @@ public struct FormatDescriptionExtensions: Sendable, Hashable, CustomStringConve
     /// configuration record (`avcC`, `hvcC`, `av1C` or `vpcC`; for MPEG-2 the sequence header)
     /// that describes the same stream.
     public var decoderConfigurationRecord: [UInt8] = []
-    /// The name of ``decoderConfigurationRecord`` (`"avcC"`), set by the description it belongs
-    /// to from its codec; nil for extensions made by hand.
-    var decoderConfigurationRecordName: String?
+    /// The name of ``decoderConfigurationRecord``: the sample description extension atom
+    /// (`"avcC"`, `"hvcC"`, `"av1C"`, `"vpcC"`), or `"sequence header"` for MPEG-2; set by the
+    /// description it belongs to from its codec, nil for VP8 and for extensions made by hand.
+    public internal(set) var decoderConfigurationRecordName: String?
 
     /// Creates empty extensions.
     public init() {}

@@ -54,7 +54,7 @@ public struct AV1CodecConfigurationRecord: Sendable, Hashable {
     ///   sequence header).
     public init(_ bytes: ArraySlice<UInt8>) throws(VTError) {
         guard bytes.count >= 4 else { throw Self.invalid("is \(bytes.count) bytes, shorter than 4") }
-        var reader = AV1BitReader(
+        var reader = BitReader(
             bytes.prefix(4), context: "AV1 codec configuration record (av1C)",
             error: .formatDescriptionInvalidParameter)
         guard try reader.flag("marker") else { throw Self.invalid("has marker 0 (must be 1)") }

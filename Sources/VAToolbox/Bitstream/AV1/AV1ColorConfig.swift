@@ -35,7 +35,7 @@ public struct AV1ColorConfig: Sendable, Hashable {
     /// `CP_BT_709`, `TC_SRGB`, `MC_IDENTITY` (§6.4.2): together they mean 4:4:4 RGB in full range.
     static let (bt709, srgb, identity): (UInt8, UInt8, UInt8) = (1, 13, 0)
 
-    init(_ reader: inout AV1BitReader, seqProfile: Int) throws(VTError) {
+    init(_ reader: inout BitReader, seqProfile: Int) throws(VTError) {
         highBitdepth = try reader.flag("high_bitdepth")
         twelveBit = try seqProfile == 2 && highBitdepth ? reader.flag("twelve_bit") : false
         bitDepth = twelveBit ? 12 : highBitdepth ? 10 : 8

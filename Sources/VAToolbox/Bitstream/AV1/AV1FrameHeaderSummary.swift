@@ -133,7 +133,7 @@ public struct AV1FrameHeaderSummary: Sendable, Hashable, CustomStringConvertible
     public init(
         _ payload: ArraySlice<UInt8>, sequenceHeader seq: AV1SequenceHeader, temporalId: Int = 0, spatialId: Int = 0
     ) throws(VTError) {
-        var reader = AV1BitReader(payload, context: "AV1 frame header", error: .videoDecoderBadData)
+        var reader = BitReader(payload, context: "AV1 frame header", error: .videoDecoderBadData)
         (showExistingFrame, frameToShowMapIdx, displayFrameId, currentFrameId) = (false, 0, nil, nil)
         (refFrameIdx, frameSize, frameSizeFromReference) = ([], nil, nil)
         let temporalPointInfo = seq.decoderModelInfo.flatMap { model in
@@ -224,7 +224,7 @@ public struct AV1FrameHeaderSummary: Sendable, Hashable, CustomStringConvertible
     }
 
     /// `frame_size()`, `superres_params()` and `render_size()` (§5.9.5, §5.9.8, §5.9.6).
-    private static func frameSize(_ reader: inout AV1BitReader, _ seq: AV1SequenceHeader, override: Bool)
+    private static func frameSize(_ reader: inout BitReader, _ seq: AV1SequenceHeader, override: Bool)
         throws(VTError) -> FrameSize
     {
         var width = seq.maxFrameWidth

@@ -88,7 +88,7 @@ public struct AV1SequenceHeader: Sendable, Hashable, CustomStringConvertible {
     /// - Throws: ``VTError/formatDescriptionInvalidParameter`` when the payload ends before
     ///   `film_grain_params_present`, or `seq_profile` is reserved (3 to 7).
     public init(_ payload: ArraySlice<UInt8>) throws(VTError) {
-        var reader = AV1BitReader(
+        var reader = BitReader(
             payload, context: "AV1 sequence header", error: .formatDescriptionInvalidParameter)
         seqProfile = try reader.int(3, "seq_profile")
         guard seqProfile <= 2 else { throw reader.invalid("seq_profile \(seqProfile) is reserved (§6.4.1)") }
@@ -215,7 +215,7 @@ public struct AV1TimingInfo: Sendable, Hashable {
     /// `num_ticks_per_picture_minus_1` (`uvlc()`), when `equal_picture_interval` is 1; else 0.
     public internal(set) var numTicksPerPictureMinus1: UInt32
 
-    init(_ reader: inout AV1BitReader) throws(VTError) {
+    init(_ reader: inout BitReader) throws(VTError) {
         numUnitsInDisplayTick = try reader.f(32, "num_units_in_display_tick")
         timeScale = try reader.f(32, "time_scale")
         guard numUnitsInDisplayTick > 0, timeScale > 0 else {
@@ -252,7 +252,7 @@ public struct AV1DecoderModelInfo: Sendable, Hashable {
     /// this many bits + 1.
     public internal(set) var framePresentationTimeLengthMinus1: Int
 
-    init(_ reader: inout AV1BitReader) throws(VTError) {
+    init(_ reader: inout BitReader) throws(VTError) {
         bufferDelayLengthMinus1 = try reader.int(5, "buffer_delay_length_minus_1")
         numUnitsInDecodingTick = try reader.f(32, "num_units_in_decoding_tick")
         bufferRemovalTimeLengthMinus1 = try reader.int(5, "buffer_removal_time_length_minus_1")
@@ -295,7 +295,7 @@ public struct AV1OperatingPoint: Sendable, Hashable {
     }
 
     init(
-        _ reader: inout AV1BitReader, decoderModelInfo: AV1DecoderModelInfo?, initialDisplayDelayPresentFlag: Bool
+        _ reader: inout BitReader, decoderModelInfo: AV1DecoderModelInfo?, initialDisplayDelayPresentFlag: Bool
     ) throws(VTError) {
         operatingPointIdc = try reader.int(12, "operating_point_idc[i]")
         seqLevelIdx = try reader.int(5, "seq_level_idx[i]")

@@ -55,6 +55,19 @@ public struct H264NALUnitType: RawRepresentable, Sendable, Hashable, CustomStrin
     /// Whether the unit is a slice of an IDR picture, where decoding can start.
     public var isIDR: Bool { self == .idrSlice }
 
+    /// Whether the unit is a parameter set: SPS, PPS or SPS extension (7, 8, 13).
+    var isParameterSet: Bool {
+        self == .sequenceParameterSet || self == .pictureParameterSet || self == .sequenceParameterSetExtension
+    }
+
+    /// Whether the unit begins with a slice header: a non-IDR or IDR slice, or data partition A
+    /// (1, 2, 5); partitions B and C (3, 4) carry only `slice_id`.
+    var carriesSliceHeader: Bool { self == .nonIDRSlice || self == .sliceDataPartitionA || self == .idrSlice }
+
+    /// Whether a unit of this type ends the access unit of a picture before it (clause 7.4.1.2.3):
+    /// SEI, SPS, PPS, access unit delimiter, and types 14 to 18.
+    var startsAccessUnit: Bool { (6...9).contains(rawValue) || (14...18).contains(rawValue) }
+
     /// `"7: Sequence parameter set (non-VCL)"`.
     public var description: String { "\(rawValue): \(name) (\(isVCL ? "VCL" : "non-VCL"))" }
 

@@ -63,7 +63,7 @@ public struct H264SliceHeader: Sendable, Hashable {
         pictureParameterSet: (Int) -> H264PictureParameterSet?,
         sequenceParameterSet: (Int) -> H264SequenceParameterSet?
     ) throws(VTError) {
-        guard let type = nalUnit.h264Type, [1, 2, 5].contains(type.rawValue) else {
+        guard let type = nalUnit.h264Type, type.carriesSliceHeader else {
             throw VTError.videoDecoderBadData.with("expected an H.264 slice, got NAL unit \(nalUnit)")
         }
         nalUnitType = type

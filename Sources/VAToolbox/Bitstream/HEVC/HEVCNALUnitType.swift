@@ -65,6 +65,18 @@ public struct HEVCNALUnitType: RawRepresentable, Sendable, Hashable, CustomStrin
     /// Whether the unit is a random access decodable leading picture (RADL_N, RADL_R: 6, 7).
     var isRADL: Bool { rawValue == 6 || rawValue == 7 }
 
+    /// Whether the unit is a parameter set: VPS, SPS or PPS (32 to 34).
+    var isParameterSet: Bool { (32...34).contains(rawValue) }
+
+    /// Whether a non-VCL unit of this type ends the access unit of a picture before it (clause
+    /// 7.4.2.4.4): VPS, SPS, PPS, AUD, prefix SEI, and types 41 to 44 and 48 to 55.
+    var startsAccessUnit: Bool {
+        switch rawValue {
+        case 32...35, 39, 41...44, 48...55: true
+        default: false
+        }
+    }
+
     /// Whether the unit is a sub-layer non-reference picture (the even VCL types up to 14).
     var isSubLayerNonReference: Bool { isVCL && !isReference }
 

@@ -1,4 +1,14 @@
+// The HEVC fields of a NAL unit, in the codec's folder.
 extension NALUnit {
+    /// The HEVC type, or nil for an H.264 unit.
+    public var hevcType: HEVCNALUnitType? { (header as? HEVCNALUnitHeader)?.type }
+
+    /// HEVC `nuh_layer_id`; 0 for H.264 units.
+    public var nuhLayerId: UInt8 { (header as? HEVCNALUnitHeader)?.nuhLayerId ?? 0 }
+
+    /// HEVC `nuh_temporal_id_plus1 - 1`; 0 for H.264 units.
+    public var temporalId: UInt8 { (header as? HEVCNALUnitHeader)?.temporalId ?? 0 }
+
     /// The RBSP of an HEVC NAL unit of the given type, for the parameter-set initialisers.
     ///
     /// - Parameters:

@@ -6,6 +6,7 @@
 struct AV1CodecSupport: CodecSupport {
     let codecType = VideoCodecType.av1
     let displayName = "AV1"
+    let configurationRecordName: String? = "av1C"
     let ffmpegName = "av1"
     var preferredSoftwareDecoders: [String] { ["libdav1d"] }
     var hardwareDecoderName: String? { "av1" }

@@ -70,6 +70,6 @@ extension VideoFormatDescription {
         self.init(
             codecType: .av1, parameterSets: [sequenceHeaderOBU], nalUnitHeaderLength: 0, codedDimensions: size,
             cleanAperture: CleanAperture(left: 0, top: 0, width: header.maxFrameWidth, height: header.maxFrameHeight),
-            stream: stream, extensions: extensions)
+            stream: stream, extensions: extensions, configurationRecordName: AV1CodecSupport().configurationRecordName)
     }
 }

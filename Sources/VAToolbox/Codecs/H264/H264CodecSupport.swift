@@ -3,6 +3,7 @@
 struct H264CodecSupport: NALUnitCodecSupport {
     let codecType = VideoCodecType.h264
     let displayName = "H.264"
+    let configurationRecordName: String? = "avcC"
     let ffmpegName = "h264"
     var inBandParameterSets: (any InBandParameterSetRules)? { H264InBandParameterSets() }
 

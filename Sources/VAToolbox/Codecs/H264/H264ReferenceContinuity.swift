@@ -35,7 +35,7 @@ struct H264ReferenceContinuity: ReferenceTracker {
         lastWasFieldPicture = false
         let units = sample.nalUnits
         for unit in units where unit.isParameterSet { learn(unit) }
-        guard let slice = units.first(where: { [1, 5].contains($0.typeCode) }),
+        guard let slice = units.first(where: { $0.h264Type == .nonIDRSlice || $0.h264Type == .idrSlice }),
             let header = try? H264SliceHeader(
                 slice, pictureParameterSet: { pictureParameterSets[$0] },
                 sequenceParameterSet: { sequenceParameterSets[$0] }),

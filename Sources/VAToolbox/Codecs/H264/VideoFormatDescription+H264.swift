@@ -62,7 +62,8 @@ extension VideoFormatDescription {
             codedDimensions: VideoDimensions(width: Int32(sps.codedWidth), height: Int32(sps.codedHeight)),
             cleanAperture: CleanAperture(
                 left: crop.left, top: crop.top, width: sps.displayWidth, height: sps.displayHeight),
-            stream: stream, extensions: formatExtensions)
+            stream: stream, extensions: formatExtensions,
+            configurationRecordName: H264CodecSupport().configurationRecordName)
     }
 
     /// A description from an `avcC` record, as stored in MP4/MOV sample descriptions.
@@ -101,7 +102,7 @@ extension VideoFormatDescription {
             codecType: codecType, parameterSets: parameterSets, nalUnitHeaderLength: nalUnitHeaderLength,
             codedDimensions: codedDimensions,
             cleanAperture: CleanAperture(left: 0, top: 0, width: width, height: height),
-            stream: stream, extensions: extensions)
+            stream: stream, extensions: extensions, configurationRecordName: extensions.decoderConfigurationRecordName)
     }
 
     /// The first H.264 sequence parameter set, parsed; nil for HEVC.

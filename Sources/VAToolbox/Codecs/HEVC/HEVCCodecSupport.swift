@@ -3,6 +3,7 @@
 struct HEVCCodecSupport: NALUnitCodecSupport {
     let codecType = VideoCodecType.hevc
     let displayName = "HEVC"
+    let configurationRecordName: String? = "hvcC"
     let ffmpegName = "hevc"
     var inBandParameterSets: (any InBandParameterSetRules)? { HEVCInBandParameterSets() }
 

@@ -57,10 +57,10 @@ struct HEVCReferenceContinuity: ReferenceTracker {
 
     /// Learns a parameter set NAL unit (a PPS after the SPS it refers to).
     mutating func learn(_ unit: NALUnit) {
-        switch unit.hevcType?.rawValue {
-        case 33:
+        switch unit.hevcType {
+        case .sequenceParameterSet?:
             if let sps = try? HEVCSequenceParameterSet(unit) { sequenceParameterSets[sps.spsSeqParameterSetId] = sps }
-        case 34:
+        case .pictureParameterSet?:
             var reader = BitReader(unit.rbsp, context: "HEVC PPS")
             let spsId = (try? reader.unsignedExpGolomb("pps_pic_parameter_set_id", maximum: 63)).flatMap { _ in
                 try? reader.unsignedExpGolomb("pps_seq_parameter_set_id", maximum: 15)

@@ -18,10 +18,10 @@ extension VideoFormatDescription {
         for (index, bytes) in hevcParameterSets.enumerated() {
             do throws(VTError) {
                 let unit = try NALUnit(bytes[...], codec: .hevc)
-                switch unit.typeCode {
-                case 32: vpsList.append(try HEVCVideoParameterSet(unit))
-                case 33: spsList.append(try HEVCSequenceParameterSet(unit))
-                case 34: ppsList.append(try HEVCPictureParameterSet(unit))
+                switch unit.hevcType {
+                case .videoParameterSet?: vpsList.append(try HEVCVideoParameterSet(unit))
+                case .sequenceParameterSet?: spsList.append(try HEVCSequenceParameterSet(unit))
+                case .pictureParameterSet?: ppsList.append(try HEVCPictureParameterSet(unit))
                 default:
                     throw VTError.formatDescriptionInvalidParameter.with(
                         "parameter set \(index) is NAL unit type \(unit.typeCode), not a VPS (32), SPS (33) or PPS (34)"
@@ -74,7 +74,7 @@ extension VideoFormatDescription {
             codedDimensions: VideoDimensions(width: Int32(sps.codedWidth), height: Int32(sps.codedHeight)),
             cleanAperture: CleanAperture(
                 left: sps.displayLeft, top: sps.displayTop, width: sps.displayWidth, height: sps.displayHeight),
-            stream: stream, extensions: extensions)
+            stream: stream, extensions: extensions, configurationRecordName: HEVCCodecSupport().configurationRecordName)
     }
 
     /// A description from an `hvcC` record, as stored in MP4/MOV/MKV sample descriptions.

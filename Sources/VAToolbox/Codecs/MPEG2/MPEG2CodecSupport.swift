@@ -4,6 +4,7 @@
 struct MPEG2CodecSupport: CodecSupport {
     let codecType = VideoCodecType.mpeg2Video
     let displayName = "MPEG-2"
+    let configurationRecordName: String? = "sequence header"
     let ffmpegName = "mpeg2video"
     /// 4096 × 2304: four times the High level's 1920 × 1152, the largest picture any MPEG-2 level
     /// defines, with room for 4K UHD (libavcodec takes up to 4095 × 4095, 16 times it).

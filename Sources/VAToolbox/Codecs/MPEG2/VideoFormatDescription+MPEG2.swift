@@ -71,7 +71,7 @@ extension VideoFormatDescription {
             codecType: .mpeg2Video, parameterSets: [configuration], nalUnitHeaderLength: 0,
             codedDimensions: VideoDimensions(width: Int32(width), height: Int32(height)),
             cleanAperture: CleanAperture(left: 0, top: 0, width: width, height: height), stream: stream,
-            extensions: extensions)
+            extensions: extensions, configurationRecordName: MPEG2CodecSupport().configurationRecordName)
     }
 
     /// A colour code point, nil for unspecified (2), reserved (0) or out of range.

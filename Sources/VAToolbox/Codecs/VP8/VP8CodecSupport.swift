@@ -3,6 +3,7 @@
 struct VP8CodecSupport: CodecSupport {
     let codecType = VideoCodecType.vp8
     let displayName = "VP8"
+    let configurationRecordName: String? = nil
     let ffmpegName = "vp8"
     var passesConfigurationRecordToDecoder: Bool { false }
 

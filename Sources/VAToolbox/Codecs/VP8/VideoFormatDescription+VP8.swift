@@ -21,6 +21,6 @@ extension VideoFormatDescription {
             codecType: .vp8, parameterSets: [], nalUnitHeaderLength: 0,
             codedDimensions: VideoDimensions(width: Int32(width), height: Int32(height)),
             cleanAperture: CleanAperture(left: 0, top: 0, width: width, height: height), stream: stream,
-            extensions: extensions)
+            extensions: extensions, configurationRecordName: VP8CodecSupport().configurationRecordName)
     }
 }

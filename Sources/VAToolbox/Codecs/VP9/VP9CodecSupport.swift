@@ -6,6 +6,7 @@
 struct VP9CodecSupport: CodecSupport {
     let codecType = VideoCodecType.vp9
     let displayName = "VP9"
+    let configurationRecordName: String? = "vpcC"
     let ffmpegName = "vp9"
 
     /// libavcodec's VP9 decoder reads its configuration from the frames; the `vpcC` record is for

@@ -61,7 +61,7 @@ extension VideoFormatDescription {
             codecType: .vp9, parameterSets: [], nalUnitHeaderLength: 0,
             codedDimensions: VideoDimensions(width: Int32(width), height: Int32(height)),
             cleanAperture: CleanAperture(left: 0, top: 0, width: width, height: height), stream: stream,
-            extensions: extensions)
+            extensions: extensions, configurationRecordName: VP9CodecSupport().configurationRecordName)
     }
 
     /// A description of a VP9 stream from its `vpcC` record and its size — what
@@ -97,6 +97,6 @@ extension VideoFormatDescription {
             codecType: .vp9, parameterSets: [], nalUnitHeaderLength: 0,
             codedDimensions: VideoDimensions(width: Int32(width), height: Int32(height)),
             cleanAperture: CleanAperture(left: 0, top: 0, width: width, height: height), stream: stream,
-            extensions: extensions)
+            extensions: extensions, configurationRecordName: VP9CodecSupport().configurationRecordName)
     }
 }
