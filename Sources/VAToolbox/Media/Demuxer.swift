@@ -75,7 +75,7 @@ final class Demuxer {
     init(path: String, track: Int? = nil, frameRate: FrameRate? = nil) throws(VTError) {
         let requested = track
         let log = LibavLogCapture(.mediaFileReader, defaultLabel: path)
-        // Both are released, closing the file, whenever a throw below ends the initialiser.
+        // The input is released, closing the file, whenever a throw below ends the initialiser.
         // The raw demuxers' `framerate` is what `ffmpeg -framerate` sets: the rate libavformat
         // assumes (and reports) for a stream that states none.
         let input = try FormatInput(
