@@ -113,11 +113,11 @@ import Testing
 
     /// The status-to-error table of the open, for the statuses a test cannot provoke as root.
     @Test func permissionDeniedMapsToItsHint() {
-        let error = FormatContext.openFailure(-EACCES, path: "clip.mp4")
+        let error = FormatInput.openFailure(-EACCES, path: "clip.mp4")
         #expect(error == VTError.sampleBufferDataFailed)
         #expect(error.cause?.message == "Permission denied")
         #expect(error.hint?.contains("permissions") == true)
-        #expect(FormatContext.openFailure(-EISDIR, path: "clips").hint?.contains("directory") == true)
-        #expect(FormatContext.openFailure(-EIO, path: "clip.mp4").hint == nil)
+        #expect(FormatInput.openFailure(-EISDIR, path: "clips").hint?.contains("directory") == true)
+        #expect(FormatInput.openFailure(-EIO, path: "clip.mp4").hint == nil)
     }
 }

@@ -1,5 +1,3 @@
-internal import CFFmpeg
-
 /// The reading state behind a ``MediaFileReader``: the libavformat input of one file, the track
 /// read, and what turns its packets into samples (queue, Annex B parser, time stamper, seek
 /// state, damage and truncation records).
@@ -44,13 +42,12 @@ final class Demuxer {
     /// Packets held back while looking for in-band parameter sets, before giving up.
     static let heldPacketLimit = 600
 
-    private let input: FormatContext
-    private let packetBuffer: PacketBuffer
-    /// What libavformat logs for this file: quoted in the reader's errors.
-    private let log: LibavLogCapture
-    private var packet: UnsafeMutablePointer<AVPacket> { packetBuffer.pointer }
-    private let streamIndex: Int32
-    private let timeBase: AVRational
+    /// The libavformat input, reading only the track's stream.
+    private let input: FormatInput
+    /// The track's stream index.
+    private let streamIndex: Int
+    /// The unit of the track's packet time stamps (libavformat's stream time base).
+    private let timeBase: FormatStream.Ratio
     private let support: any CodecSupport
     /// The container's parameters of the stream, for descriptions from new extradata.
     private let parameters: StreamParameters
@@ -78,27 +75,23 @@ final class Demuxer {
     init(path: String, track: Int? = nil, frameRate: FrameRate? = nil) throws(VTError) {
         let requested = track
         let log = LibavLogCapture(.mediaFileReader, defaultLabel: path)
-        // Both are released, closing the file, whenever a throw below ends the initialiser.
+        // The input is released, closing the file, whenever a throw below ends the initialiser.
         // The raw demuxers' `framerate` is what `ffmpeg -framerate` sets: the rate libavformat
         // assumes (and reports) for a stream that states none.
-        let input = try FormatContext(
-            path: path, log: log, options: frameRate.map { ["framerate": $0.description] } ?? [:])
+        let input = try FormatInput(
+            mediaFile: path, log: log, options: frameRate.map { ["framerate": $0.description] } ?? [:])
         assumedFrameRate = frameRate
-        let packetBuffer = try PacketBuffer()
-        let context = input.pointer
         self.path = path
-        containerName = context.pointee.iformat.map { String(cString: $0.pointee.name) } ?? "unknown"
-        guard log.whileCalling({ Self.findStreamInfo(context) }) >= 0 else {
+        containerName = input.formatName ?? "unknown"
+        guard input.findStreamInfo(maximumPixels: Self.probePictureLimit) else {
             throw VTError.sampleBufferInvalidMediaFormat.with("\(path): libavformat could not read its streams")
                 .quoting(log.explanation(since: 0))
         }
-        let best = log.whileCalling { av_find_best_stream(context, AVMEDIA_TYPE_VIDEO, -1, -1, nil, 0) }
-        var tracks: [MediaTrack] = []
-        for index in 0..<Int(context.pointee.nb_streams) {
-            guard let stream = context.pointee.streams[index],
-                stream.pointee.codecpar.pointee.codec_type == AVMEDIA_TYPE_VIDEO
-            else { continue }
-            tracks.append(MediaTrack(stream: stream, in: context, isDefault: index == Int(best)))
+        let best = input.bestVideoStream()
+        let streams = input.streams
+        let fileDuration = input.duration
+        let tracks = streams.filter { $0.mediaKind == .video }.map {
+            MediaTrack($0, fileDuration: fileDuration, isDefault: $0.index == best)
         }
         videoTracks = tracks
         let chosen: MediaTrack
@@ -110,37 +103,30 @@ final class Demuxer {
             }
             chosen = found
         } else {
-            guard best >= 0, let found = tracks.first(where: { $0.index == Int(best) }) else {
+            guard let best, let found = tracks.first(where: { $0.index == best }) else {
                 throw VTError.sampleBufferInvalidMediaFormat.with("\(path) has no video track")
             }
             chosen = found
         }
         self.track = chosen
-        guard let stream = context.pointee.streams[chosen.index] else {
+        guard let stream = streams.first(where: { $0.index == chosen.index }) else {
             throw VTError.sampleBufferInvalidMediaFormat.with("\(path) has no video track")
         }
         // Read only the chosen track.
-        for index in 0..<Int(context.pointee.nb_streams) where index != chosen.index {
-            context.pointee.streams[index]?.pointee.discard = AVDISCARD_ALL
-        }
-        streamIndex = Int32(chosen.index)
-        timeBase = stream.pointee.time_base
-        timescale = timeBase.num == 1 && timeBase.den > 0 ? timeBase.den : 90000
-        let start = context.pointee.start_time
-        startTime =
-            start == CFFmpeg_AV_NOPTS_VALUE() ? .zero : MediaTime(value: start, timescale: 1_000_000)
-        let codecParameters = stream.pointee.codecpar.pointee
-        guard let support = CodecRegistry.support(forLibavcodecID: codecParameters.codec_id) else {
+        input.discardStreams(except: chosen.index)
+        streamIndex = chosen.index
+        timeBase = stream.timeBase
+        timescale = timeBase.numerator == 1 && timeBase.denominator > 0 ? timeBase.denominator : 90000
+        startTime = input.startTime.map { MediaTime(value: $0, timescale: 1_000_000) } ?? .zero
+        guard let support = CodecRegistry.support(forFFmpegName: stream.codecName) else {
             throw VTError.couldNotFindVideoDecoder.with(
                 "the video of \(path) is \(chosen.codecName); VAToolbox decodes \(CodecRegistry.names)")
         }
         self.support = support
         codecType = support.codecType
-        parameters = StreamParameters(codecParameters, containerAspectRatio: stream.pointee.sample_aspect_ratio)
+        parameters = StreamParameters(stream)
         self.input = input
-        self.log = log
-        self.packetBuffer = packetBuffer
-        truncation = Self.truncation(of: stream, in: context, path: path, containerName: containerName)
+        truncation = Self.truncation(of: stream, in: input, path: path, containerName: containerName)
         let missingParameterSets = support.inBandParameterSets?.lengthSizeOfIncompleteRecord(
             parameters.configurationRecord)
         let described = missingParameterSets == nil ? try support.formatDescription(container: parameters) : nil
@@ -231,20 +217,36 @@ final class Demuxer {
     private func seekInContainer(to time: MediaTime, exactly: Bool) throws(VTError) {
         guard
             let target = Int64(
-                exactly: (time.seconds * Double(timeBase.den) / Double(max(1, timeBase.num))).rounded(.down))
+                exactly: (time.seconds * Double(timeBase.denominator) / Double(max(1, timeBase.numerator)))
+                    .rounded(.down))
         else { throw VTError.parameter.with("seek(to:): \(time.seconds) s is past any time stamp the file can hold") }
-        let status = av_seek_frame(input.pointer, streamIndex, target, AVSEEK_FLAG_BACKWARD)
+        let status = input.seek(stream: streamIndex, toKeyFrameAtOrBefore: target)
         guard status >= 0 else {
             throw VTError.sampleBufferDataFailed.with(
                 "cannot seek to \(time.seconds) s in \(path): \(FFmpegStatus.message(status))")
         }
+        resetReading(fromStart: false, hidingBefore: exactly ? time : nil, resetsDecoder: true)
+    }
+
+    /// Forgets where reading stood, after libavformat moved: the samples queued, the end met, the
+    /// Annex B parser's and the time stamper's state, the damaged sample being noted. From then
+    /// on the samples presented before `hidingBefore` are ``SampleAttachments/doNotDisplay``, and
+    /// with `resetsDecoder` the next one queued resets the decoder.
+    ///
+    /// - Parameter fromStart: Whether libavformat went back to the start of the file: the
+    ///   track's packets are then numbered again from 0.
+    private func resetReading(fromStart: Bool, hidingBefore: MediaTime?, resetsDecoder: Bool) {
         queued.removeAll()
         queuedIndex = 0
         ended = false
+        if fromStart { packetNumber = 0 }
         lastDamagedNumber = nil
         if annexBParser != nil { annexBParser = ElementaryStreamParser(codec: codecType) }
-        hideBefore = exactly ? time : nil
-        resetsDecoder = true
+        if timeStamper != nil {
+            timeStamper = AnnexBTimeStamper(codec: codecType, assumedFrameDuration: assumedFrameRate?.frameDuration)
+        }
+        hideBefore = hidingBefore
+        self.resetsDecoder = resetsDecoder
     }
 
     /// What reading on after a move found.
@@ -279,22 +281,13 @@ final class Demuxer {
     /// read in order (or in a container where libavformat's seek found nothing): reads from the
     /// start, keeping the samples from the last sync sample presented at or before `time`.
     private func seekInRawStream(to time: MediaTime, exactly: Bool) throws(VTError) {
-        let status = av_seek_frame(input.pointer, streamIndex, 0, AVSEEK_FLAG_BYTE)
+        let status = input.seekToStart(stream: streamIndex)
         guard status >= 0 else {
             throw VTError.sampleBufferDataFailed.with(
                 "cannot go back to the start of \(path): \(FFmpegStatus.message(status))")
         }
-        queued.removeAll()
-        queuedIndex = 0
-        ended = false
-        packetNumber = 0
-        lastDamagedNumber = nil
-        if annexBParser != nil { annexBParser = ElementaryStreamParser(codec: codecType) }
-        if timeStamper != nil {
-            timeStamper = AnnexBTimeStamper(codec: codecType, assumedFrameDuration: assumedFrameRate?.frameDuration)
-        }
-        hideBefore = exactly ? time : nil
-        resetsDecoder = false
+        // The scan below marks the sync sample it keeps.
+        resetReading(fromStart: true, hidingBefore: exactly ? time : nil, resetsDecoder: false)
         var kept: [SampleBuffer] = []
         scan: while true {
             while queuedIndex < queued.count {
@@ -322,7 +315,7 @@ final class Demuxer {
     /// the end of the track.
     private func readIntoQueue() throws(VTError) -> Bool {
         guard !ended else { return false }
-        guard try readPacket() else {
+        guard let packet = try readPacket() else {
             ended = true
             // The parser and the stamper are changed where they are stored: a copy would share
             // their buffers and copy them.
@@ -337,22 +330,20 @@ final class Demuxer {
             }
             return !queued.isEmpty
         }
-        defer { av_packet_unref(packet) }
         let number = packetNumber
         packetNumber += 1
         let timing = timing(of: packet)
-        let corrupt = packet.pointee.flags & AV_PKT_FLAG_CORRUPT != 0
-        guard packet.pointee.size > 0, let bytes = packet.pointee.data else {
+        let corrupt = packet.isCorrupt
+        let data = packet.data
+        guard !data.isEmpty else {
             noteDamage(number: number, timing: timing, reason: "the sample is empty", skipped: true)
             return true
         }
-        let data = Array(UnsafeBufferPointer(start: bytes, count: Int(packet.pointee.size)))
         if corrupt {
             let reason: String
-            if readReachedEndOfFile {
-                noteCutSample(at: packet.pointee.pos)
-                reason =
-                    "the file ends inside the sample: \(packet.pointee.size) bytes of it are in the file (partial file)"
+            if input.reachedEndOfFile {
+                noteCutSample(at: packet.position)
+                reason = "the file ends inside the sample: \(data.count) bytes of it are in the file (partial file)"
             } else {
                 reason = "the container marks the sample corrupt"
             }
@@ -374,34 +365,34 @@ final class Demuxer {
             }
             return true
         }
-        followNewExtradata()
+        if let record = packet.newExtradata { followNewExtradata(record) }
         queue(sample(data, number: number, timing: timing, attachments: attachments(of: packet)), corrupt: corrupt)
         return true
     }
 
-    /// Reads the next packet of the track into `packet`; false at the end. A failed read that
-    /// libavformat can go on past (a sample past the end of a cut file) is noted as a skipped
-    /// damaged sample; after ``consecutiveReadFailureLimit`` in a row the track is taken as ended.
-    private func readPacket() throws(VTError) -> Bool {
+    /// Reads the next packet of the track; nil at the end. A failed read that libavformat can go
+    /// on past (a sample past the end of a cut file) is noted as a skipped damaged sample; after
+    /// ``consecutiveReadFailureLimit`` in a row the track is taken as ended.
+    private func readPacket() throws(VTError) -> FormatInput.Packet? {
         var failures = 0
         while true {
-            let mark = log.mark
-            let status = log.whileCalling { av_read_frame(input.pointer, packet) }
-            if FFmpegStatus.isEndOfFile(status) { return false }
-            if status == CFFmpeg_AVERROR(ENOMEM) { throw VTError.allocationFailed.with("reading \(path)") }
-            guard status >= 0 else {
+            switch input.readPacket(ofStream: streamIndex) {
+            case .packet(let packet):
+                return packet
+            case .endOfFile:
+                return nil
+            case .outOfMemory:
+                throw VTError.allocationFailed.with("reading \(path)")
+            case .failed(let status, let logged):
                 failures += 1
                 noteDamage(
                     number: packetNumber, timing: .invalid,
                     reason: VTError.sampleBufferDataFailed.with(
                         "reading the file failed: \(FFmpegStatus.message(status))"
-                    ).quoting(log.explanation(since: mark)).reason, skipped: true)
+                    ).quoting(logged).reason, skipped: true)
                 packetNumber += 1
-                if failures >= Self.consecutiveReadFailureLimit { return false }
-                continue
+                if failures >= Self.consecutiveReadFailureLimit { return nil }
             }
-            if packet.pointee.stream_index == streamIndex { return true }
-            av_packet_unref(packet)
         }
     }
 
@@ -439,14 +430,10 @@ final class Demuxer {
 
     /// A new sample description starts at this packet (libavformat's `AV_PKT_DATA_NEW_EXTRADATA`:
     /// an MP4 track with several `stsd` entries): the samples from here on carry a description
-    /// made from it. A record that describes nothing leaves the current description in force.
-    private func followNewExtradata() {
-        var size = 0
-        guard let extradata = av_packet_get_side_data(packet, AV_PKT_DATA_NEW_EXTRADATA, &size), size > 0 else {
-            return
-        }
+    /// made from `record`. A record that describes nothing leaves the current description in force.
+    private func followNewExtradata(_ record: [UInt8]) {
         var changed = parameters
-        changed.configurationRecord = Array(UnsafeBufferPointer(start: extradata, count: size))
+        changed.configurationRecord = record
         if let described = try? support.formatDescription(container: changed) { current = described }
     }
 
@@ -461,13 +448,10 @@ final class Demuxer {
     /// 0:v` meets it; without one, a top-level element that runs past the end of the file does
     /// (a Matroska Segment, a fragmented MP4's boxes).
     private static func truncation(
-        of stream: UnsafeMutablePointer<AVStream>, in context: UnsafeMutablePointer<AVFormatContext>, path: String,
-        containerName: String
+        of stream: FormatStream, in input: FormatInput, path: String, containerName: String
     ) -> MediaFileTruncation? {
-        guard let io = context.pointee.pb else { return nil }
-        let fileSize = avio_size(io)
-        guard fileSize > 0 else { return nil }
-        let table = sampleTable(of: stream, fileSize: fileSize)
+        guard let fileSize = input.fileSize, fileSize > 0 else { return nil }
+        let table = sampleTable(of: stream, in: input, fileSize: fileSize)
         let overrun = ContainerExtent.Layout(demuxerName: containerName).flatMap { layout in
             FileBytes(path: path).flatMap { file in
                 ContainerExtent.overrun(layout, fileSize: fileSize) { file.read(at: $0, count: $1) }
@@ -489,37 +473,33 @@ final class Demuxer {
     /// that does not starts, and where the last ends; nil when the index does not list every
     /// sample of the track (libavformat builds it as it reads, or from key frames only).
     private static func sampleTable(
-        of stream: UnsafeMutablePointer<AVStream>, fileSize: Int64
+        of stream: FormatStream, in input: FormatInput, fileSize: Int64
     ) -> (count: Int, complete: Int, firstCut: Int64?, end: Int64)? {
-        let count = Int(avformat_index_get_entries_count(stream))
-        guard count > 0, stream.pointee.nb_frames == Int64(count) else { return nil }
+        let count = input.indexEntryCount(ofStream: stream.index)
+        guard count > 0, stream.frameCount == Int64(count) else { return nil }
         var complete = 0
         var firstCut: Int64?
         var end: Int64 = 0
         for index in 0..<count {
-            guard let entry = avformat_index_get_entry(stream, Int32(index)) else { continue }
-            let entryEnd = entry.pointee.pos + Int64(entry.pointee.size)
+            guard let entry = input.indexEntry(ofStream: stream.index, at: index) else { continue }
+            let entryEnd = entry.position + Int64(entry.size)
             end = max(end, entryEnd)
             if entryEnd <= fileSize {
                 complete += 1
             } else if firstCut == nil {
-                firstCut = entry.pointee.pos
+                firstCut = entry.position
             }
         }
         return (count, complete, firstCut, end)
     }
 
-    /// Whether the last read met the end of the file (libavformat's `eof_reached`): a sample the
-    /// container marks corrupt then is one the end of the file cut through.
-    private var readReachedEndOfFile: Bool { (input.pointer.pointee.pb?.pointee.eof_reached ?? 0) != 0 }
-
-    /// Notes that the end of the file cut through the sample at `position`: the file is
+    /// Notes that the end of the file cut through the sample at `position` (a sample the
+    /// container marks corrupt, read when the read met the end of the file): the file is
     /// truncated, if nothing said so when it was opened.
     private func noteCutSample(at position: Int64) {
-        guard truncation == nil, let io = input.pointer.pointee.pb else { return }
-        let fileSize = avio_size(io)
+        guard truncation == nil, let fileSize = input.fileSize else { return }
         truncation = MediaFileTruncation(
-            fileSize: fileSize > 0 ? fileSize : avio_tell(io), expectedSize: nil, element: nil,
+            fileSize: fileSize > 0 ? fileSize : input.filePosition ?? fileSize, expectedSize: nil, element: nil,
             expectedSampleCount: nil, completeSampleCount: nil,
             firstIncompleteSampleOffset: position >= 0 ? position : nil)
     }
@@ -554,16 +534,15 @@ final class Demuxer {
         var found: [[UInt8]] = rules.parameterSets(inRecord: parameters.configurationRecord)
         var described: VideoFormatDescription?
         while described == nil {
-            guard held.count < Self.heldPacketLimit, try readPacket() else {
+            guard held.count < Self.heldPacketLimit, let packet = try readPacket() else {
                 throw VTError.formatDescriptionInvalidParameter.with(
                     "the \(rules.recordName) record of \(path) lacks parameter sets, and "
                         + "the first \(held.count) samples carry none")
             }
-            defer { av_packet_unref(packet) }
-            guard packet.pointee.size > 0, let bytes = packet.pointee.data else { continue }
-            let data = Array(UnsafeBufferPointer(start: bytes, count: Int(packet.pointee.size)))
+            let data = packet.data
+            guard !data.isEmpty else { continue }
             var attachments = attachments(of: packet)
-            if packet.pointee.flags & AV_PKT_FLAG_CORRUPT != 0 { attachments.insert(.damaged) }
+            if packet.isCorrupt { attachments.insert(.damaged) }
             held.append((data, packetNumber, timing(of: packet), attachments))
             packetNumber += 1
             let units = ((try? AVCC.split(data[...], lengthSize: lengthSize)) ?? [])
@@ -588,24 +567,25 @@ final class Demuxer {
     /// A packet's flags as sample attachments: not a key frame is `notSync`; a packet outside the
     /// track's edit list (libavformat's `AV_PKT_FLAG_DISCARD`: decoded for the pictures that refer
     /// to it, never shown) is `doNotDisplay`.
-    private func attachments(of packet: UnsafeMutablePointer<AVPacket>) -> SampleAttachments {
+    private func attachments(of packet: FormatInput.Packet) -> SampleAttachments {
         var attachments: SampleAttachments = []
-        if packet.pointee.flags & AV_PKT_FLAG_KEY == 0 { attachments.insert(.notSync) }
-        if packet.pointee.flags & AV_PKT_FLAG_DISCARD != 0 { attachments.insert(.doNotDisplay) }
+        if !packet.isKeyFrame { attachments.insert(.notSync) }
+        if packet.isDiscarded { attachments.insert(.doNotDisplay) }
         return attachments
     }
 
     /// A packet's time stamps as sample timing in the track's time scale.
-    private func timing(of packet: UnsafeMutablePointer<AVPacket>) -> SampleTimingInfo {
+    private func timing(of packet: FormatInput.Packet) -> SampleTimingInfo {
         SampleTimingInfo(
-            duration: time(packet.pointee.duration == 0 ? CFFmpeg_AV_NOPTS_VALUE() : packet.pointee.duration),
-            presentationTimeStamp: time(packet.pointee.pts), decodeTimeStamp: time(packet.pointee.dts))
+            duration: time(packet.duration), presentationTimeStamp: time(packet.presentationTimeStamp),
+            decodeTimeStamp: time(packet.decodeTimeStamp))
     }
 
-    private func time(_ value: Int64) -> MediaTime {
-        guard value != CFFmpeg_AV_NOPTS_VALUE() else { return .invalid }
-        if timeBase.num == 1 { return MediaTime(value: value, timescale: timeBase.den) }
-        return MediaTime(value: value, timescale: timeBase.den).multiplied(by: timeBase.num)
+    /// A time stamp in the stream's time base as a time; invalid when unknown.
+    private func time(_ value: Int64?) -> MediaTime {
+        guard let value else { return .invalid }
+        if timeBase.numerator == 1 { return MediaTime(value: value, timescale: timeBase.denominator) }
+        return MediaTime(value: value, timescale: timeBase.denominator).multiplied(by: timeBase.numerator)
     }
 
     /// A stand-in until the stream's own parameter sets describe it (never seen by callers).
@@ -623,24 +603,13 @@ final class Demuxer {
 }
 
 extension Demuxer {
-    /// `avformat_find_stream_info`, with libavcodec's probing decoders held to the largest
-    /// picture a session decodes by default (``PictureLimits``): a stream whose header declares
-    /// 12288×12288 is refused by the session before it decodes, and must not cost the probe
-    /// half a gigabyte either (libavformat decodes a VP9 key frame to learn its pixel format).
-    /// A size the probe refused is put back as the container stated it (libavcodec's
-    /// `ff_set_dimensions` zeroes it), so that the session names it in its error.
-    fileprivate static func findStreamInfo(_ context: UnsafeMutablePointer<AVFormatContext>) -> Int32 {
-        let limit = VideoCodecType.decodable.map(PictureLimits.defaultMaximumPixels(for:)).max() ?? 8192 * 8192
-        let streams = UnsafeBufferPointer(start: context.pointee.streams, count: Int(context.pointee.nb_streams))
-        let stated = streams.map { $0.map { ($0.pointee.codecpar.pointee.width, $0.pointee.codecpar.pointee.height) } }
-        var options = [OpaquePointer?](repeating: nil, count: streams.count)
-        for index in options.indices { av_dict_set(&options[index], "max_pixels", "\(limit)", 0) }
-        defer { for index in options.indices { av_dict_free(&options[index]) } }
-        let status = options.withUnsafeMutableBufferPointer { avformat_find_stream_info(context, $0.baseAddress) }
-        for (stream, size) in zip(streams, stated) {
-            guard let parameters = stream?.pointee.codecpar, let size, parameters.pointee.width == 0 else { continue }
-            (parameters.pointee.width, parameters.pointee.height) = size
-        }
-        return status
+    /// The largest picture libavcodec's probing decoders may allocate while libavformat probes the
+    /// streams: the largest a session decodes by default (``PictureLimits``). A stream whose
+    /// header declares 12288×12288 is refused by the session before it decodes, and must not cost
+    /// the probe half a gigabyte either (libavformat decodes a VP9 key frame to learn its pixel
+    /// format); the size the probe refused stays as the container stated it, so that the session
+    /// names it in its error.
+    fileprivate static var probePictureLimit: Int {
+        VideoCodecType.decodable.map(PictureLimits.defaultMaximumPixels(for:)).max() ?? 8192 * 8192
     }
 }

@@ -1,5 +1,3 @@
-internal import CFFmpeg
-
 extension MediaFileReader {
     /// Every stream of a media file — video, audio, subtitles, data — as `ffprobe -show_streams`
     /// lists them, whether VAToolbox decodes them or not.
@@ -25,45 +23,15 @@ extension MediaFileReader {
         // ffmpeg CLI does; other demuxers ignore the option.
         var options = ["scan_all_pmts": "1"]
         if let frameRate { options["framerate"] = frameRate.description }
-        let input = try FormatContext(path: path, log: log, options: options)
-        let context = input.pointer
-        guard log.whileCalling({ avformat_find_stream_info(context, nil) }) >= 0 else {
+        let input = try FormatInput(mediaFile: path, log: log, options: options)
+        guard input.findStreamInfo() else {
             throw VTError.sampleBufferInvalidMediaFormat.with("\(path): libavformat could not read its streams")
                 .quoting(log.explanation(since: 0))
         }
-        let best = log.whileCalling { av_find_best_stream(context, AVMEDIA_TYPE_VIDEO, -1, -1, nil, 0) }
-        var streams: [MediaStream] = []
-        for index in 0..<Int(context.pointee.nb_streams) {
-            guard let stream = context.pointee.streams[index] else { continue }
-            let coded = log.whileCalling { codedSize(of: stream, log: log) }
-            streams.append(MediaStream(stream: stream, isDefault: index == Int(best), codedSize: coded))
+        let best = input.bestVideoStream()
+        return input.streams.map { stream in
+            MediaStream(stream, isDefault: stream.index == best, codedSize: input.codedSize(ofStream: stream.index))
         }
-        return streams
-    }
-
-    /// The coded size a video stream's decoder takes from its parameters when it opens, as
-    /// ffprobe opens it (`avcodec_find_decoder`, `avcodec_parameters_to_context`, the stream's
-    /// time base and average frame rate, `avcodec_open2`); nil for other media, a codec
-    /// libavcodec has no decoder for, or a decoder that does not open.
-    private static func codedSize(
-        of stream: UnsafeMutablePointer<AVStream>, log: LibavLogCapture
-    ) -> (width: Int, height: Int)? {
-        guard let parameters = stream.pointee.codecpar, parameters.pointee.codec_type == AVMEDIA_TYPE_VIDEO,
-            parameters.pointee.codec_id != AV_CODEC_ID_PROBE,
-            let codec = avcodec_find_decoder(parameters.pointee.codec_id),
-            let context = avcodec_alloc_context3(codec)
-        else { return nil }
-        log.claim(context)
-        defer {
-            log.release(context)
-            var freed: UnsafeMutablePointer<AVCodecContext>? = context
-            avcodec_free_context(&freed)
-        }
-        guard avcodec_parameters_to_context(context, parameters) >= 0 else { return nil }
-        context.pointee.pkt_timebase = stream.pointee.time_base
-        context.pointee.framerate = stream.pointee.avg_frame_rate
-        guard avcodec_open2(context, codec, nil) >= 0 else { return nil }
-        return (Int(context.pointee.coded_width), Int(context.pointee.coded_height))
     }
 }
 
@@ -74,83 +42,60 @@ extension MediaStream {
     ///   - stream: The stream, after `avformat_find_stream_info`.
     ///   - isDefault: Whether `av_find_best_stream` picked it among the video streams.
     ///   - codedSize: Its decoder's coded size (``MediaFileReader/streams(inFile:frameRate:)``).
-    init(stream: UnsafeMutablePointer<AVStream>, isDefault: Bool, codedSize: (width: Int, height: Int)?) {
-        let parameters = stream.pointee.codecpar.pointee
-        let type = parameters.codec_type
-        index = Int(stream.pointee.index)
-        mediaType = Self.mediaType(type)
-        codecName = avcodec_descriptor_get(parameters.codec_id).map { String(cString: $0.pointee.name) }
-        codecType =
-            type == AVMEDIA_TYPE_VIDEO ? CodecRegistry.support(forLibavcodecID: parameters.codec_id)?.codecType : nil
-        profile = parameters.profile == FF_PROFILE_UNKNOWN ? nil : Int(parameters.profile)
-        profileName = avcodec_profile_name(parameters.codec_id, parameters.profile).map { String(cString: $0) }
-        let isVideo = type == AVMEDIA_TYPE_VIDEO
-        let isAudio = type == AVMEDIA_TYPE_AUDIO
-        level = isVideo ? Int(parameters.level) : nil
-        if isVideo || (type == AVMEDIA_TYPE_SUBTITLE && parameters.width != 0) {
-            width = Int(parameters.width)
-        } else {
-            width = nil
-        }
-        if isVideo || (type == AVMEDIA_TYPE_SUBTITLE && parameters.height != 0) {
-            height = Int(parameters.height)
-        } else {
-            height = nil
-        }
+    init(_ stream: FormatStream, isDefault: Bool, codedSize: (width: Int, height: Int)?) {
+        let kind = stream.mediaKind
+        index = stream.index
+        mediaType = Self.mediaType(kind)
+        codecName = stream.codecDescriptorName
+        codecType = kind == .video ? CodecRegistry.support(forFFmpegName: stream.codecName)?.codecType : nil
+        profile = stream.profile
+        profileName = stream.profileName
+        let isVideo = kind == .video
+        let isAudio = kind == .audio
+        level = isVideo ? stream.level : nil
+        width = isVideo || (kind == .subtitle && stream.width != 0) ? stream.width : nil
+        height = isVideo || (kind == .subtitle && stream.height != 0) ? stream.height : nil
         codedWidth = isVideo ? codedSize?.width : nil
         codedHeight = isVideo ? codedSize?.height : nil
-        pixelFormatName =
-            isVideo ? av_get_pix_fmt_name(AVPixelFormat(rawValue: parameters.format)).map { String(cString: $0) } : nil
-        colorRangeName =
-            isVideo && parameters.color_range != AVCOL_RANGE_UNSPECIFIED
-            ? av_color_range_name(parameters.color_range).map { String(cString: $0) } : nil
-        colorSpaceName =
-            isVideo && parameters.color_space != AVCOL_SPC_UNSPECIFIED
-            ? av_color_space_name(parameters.color_space).map { String(cString: $0) } : nil
-        colorTransferName =
-            isVideo && parameters.color_trc != AVCOL_TRC_UNSPECIFIED
-            ? av_color_transfer_name(parameters.color_trc).map { String(cString: $0) } : nil
-        colorPrimariesName =
-            isVideo && parameters.color_primaries != AVCOL_PRI_UNSPECIFIED
-            ? av_color_primaries_name(parameters.color_primaries).map { String(cString: $0) } : nil
-        fieldOrder = isVideo ? Self.fieldOrder(parameters.field_order) : nil
-        sampleFormatName =
-            isAudio
-            ? av_get_sample_fmt_name(AVSampleFormat(rawValue: parameters.format)).map { String(cString: $0) } : nil
-        sampleRate = isAudio ? Int(parameters.sample_rate) : nil
-        channelCount = isAudio ? Int(parameters.ch_layout.nb_channels) : nil
+        pixelFormatName = isVideo ? stream.pixelFormatName : nil
+        colorRangeName = isVideo ? stream.colorRangeName : nil
+        colorSpaceName = isVideo ? stream.colorSpaceName : nil
+        colorTransferName = isVideo ? stream.colorTransferName : nil
+        colorPrimariesName = isVideo ? stream.colorPrimariesName : nil
+        fieldOrder = isVideo ? stream.fieldOrder.map(Self.fieldOrder) : nil
+        sampleFormatName = isAudio ? stream.sampleFormatName : nil
+        sampleRate = isAudio ? stream.sampleRate : nil
+        channelCount = isAudio ? stream.channelCount : nil
         realFrameRate = FrameRate(
-            numerator: stream.pointee.r_frame_rate.num, denominator: stream.pointee.r_frame_rate.den)
+            numerator: stream.realFrameRate.numerator, denominator: stream.realFrameRate.denominator)
         averageFrameRate = FrameRate(
-            numerator: stream.pointee.avg_frame_rate.num, denominator: stream.pointee.avg_frame_rate.den)
-        let base = stream.pointee.time_base
-        timeBase = MediaTime(value: Int64(base.num), timescale: base.den)
-        durationTicks = stream.pointee.duration == CFFmpeg_AV_NOPTS_VALUE() ? nil : stream.pointee.duration
-        frameCount = stream.pointee.nb_frames != 0 ? Int(stream.pointee.nb_frames) : nil
+            numerator: stream.averageFrameRate.numerator, denominator: stream.averageFrameRate.denominator)
+        timeBase = MediaTime(value: Int64(stream.timeBase.numerator), timescale: stream.timeBase.denominator)
+        durationTicks = stream.duration
+        frameCount = stream.frameCount != 0 ? Int(stream.frameCount) : nil
         self.isDefault = isDefault
     }
 
-    /// The media type of libavformat's `AVMediaType`.
-    private static func mediaType(_ type: AVMediaType) -> MediaType {
-        switch type {
-        case AVMEDIA_TYPE_VIDEO: .video
-        case AVMEDIA_TYPE_AUDIO: .audio
-        case AVMEDIA_TYPE_DATA: .data
-        case AVMEDIA_TYPE_SUBTITLE: .subtitle
-        case AVMEDIA_TYPE_ATTACHMENT: .attachment
-        default: .unknown
+    /// The media type of libavformat's kind of stream.
+    private static func mediaType(_ kind: FormatStream.MediaKind) -> MediaType {
+        switch kind {
+        case .video: .video
+        case .audio: .audio
+        case .data: .data
+        case .subtitle: .subtitle
+        case .attachment: .attachment
+        case .unknown: .unknown
         }
     }
 
-    /// The field order of libavformat's `AVFieldOrder`; nil for `AV_FIELD_UNKNOWN`.
-    private static func fieldOrder(_ order: AVFieldOrder) -> FieldOrder? {
+    /// The field order of libavformat's.
+    private static func fieldOrder(_ order: FormatStream.FieldOrder) -> FieldOrder {
         switch order {
-        case AV_FIELD_PROGRESSIVE: .progressive
-        case AV_FIELD_TT: .tt
-        case AV_FIELD_BB: .bb
-        case AV_FIELD_TB: .tb
-        case AV_FIELD_BT: .bt
-        default: nil
+        case .progressive: .progressive
+        case .tt: .tt
+        case .bb: .bb
+        case .tb: .tb
+        case .bt: .bt
         }
     }
 }

@@ -1,5 +1,3 @@
-internal import CFFmpeg
-
 /// One video track of a media file, as ``MediaFileReader`` lists it — the video `AVAssetTrack`
 /// of this library: what the container says of it before any sample is read.
 public struct MediaTrack: Sendable, Hashable {
@@ -52,39 +50,43 @@ public struct MediaTrack: Sendable, Hashable {
     }
 
     /// Reads what libavformat found for a stream of an opened file.
-    init(
-        stream: UnsafeMutablePointer<AVStream>, in context: UnsafeMutablePointer<AVFormatContext>, isDefault: Bool
-    ) {
-        let parameters = stream.pointee.codecpar.pointee
-        index = Int(stream.pointee.index)
-        codecName = avcodec_get_name(parameters.codec_id).map { String(cString: $0) } ?? "unknown"
-        codecType = CodecRegistry.support(forLibavcodecID: parameters.codec_id)?.codecType
-        width = Int(parameters.width)
-        height = Int(parameters.height)
+    ///
+    /// - Parameters:
+    ///   - stream: The stream, after `avformat_find_stream_info`.
+    ///   - fileDuration: The file's duration in microseconds, for a stream that states none.
+    ///   - isDefault: Whether `av_find_best_stream` picked it.
+    init(_ stream: FormatStream, fileDuration: Int64?, isDefault: Bool) {
+        index = stream.index
+        codecName = stream.codecName
+        codecType = CodecRegistry.support(forFFmpegName: stream.codecName)?.codecType
+        width = stream.width
+        height = stream.height
         self.isDefault = isDefault
-        let base = stream.pointee.time_base
-        timeBase = MediaTime(value: Int64(max(1, base.num)), timescale: max(1, base.den))
+        let base = stream.timeBase
+        timeBase = MediaTime(value: Int64(max(1, base.numerator)), timescale: max(1, base.denominator))
         realFrameRate = FrameRate(
-            numerator: stream.pointee.r_frame_rate.num, denominator: stream.pointee.r_frame_rate.den)
+            numerator: stream.realFrameRate.numerator, denominator: stream.realFrameRate.denominator)
         averageFrameRate = FrameRate(
-            numerator: stream.pointee.avg_frame_rate.num, denominator: stream.pointee.avg_frame_rate.den)
-        let aspect = stream.pointee.sample_aspect_ratio
+            numerator: stream.averageFrameRate.numerator, denominator: stream.averageFrameRate.denominator)
+        let aspect = stream.containerAspectRatio
         pixelAspectRatio =
-            aspect.num > 0 && aspect.den > 0
-            ? PixelAspectRatio(horizontalSpacing: Int(aspect.num), verticalSpacing: Int(aspect.den)) : nil
-        let rate = av_guess_frame_rate(context, stream, nil)
+            aspect.numerator > 0 && aspect.denominator > 0
+            ? PixelAspectRatio(horizontalSpacing: Int(aspect.numerator), verticalSpacing: Int(aspect.denominator))
+            : nil
+        let rate = stream.guessedFrameRate
         frameDuration =
-            rate.num > 0 && rate.den > 0 ? MediaTime(value: Int64(rate.den), timescale: rate.num) : nil
-        if stream.pointee.duration != CFFmpeg_AV_NOPTS_VALUE(), stream.pointee.duration > 0 {
-            duration = MediaTime(value: stream.pointee.duration, timescale: max(1, base.den))
-                .multiplied(by: max(1, base.num))
-        } else if context.pointee.duration != CFFmpeg_AV_NOPTS_VALUE(), context.pointee.duration > 0 {
-            duration = MediaTime(value: context.pointee.duration, timescale: 1_000_000)
+            rate.numerator > 0 && rate.denominator > 0
+            ? MediaTime(value: Int64(rate.denominator), timescale: rate.numerator) : nil
+        if let ticks = stream.duration, ticks > 0 {
+            duration = MediaTime(value: ticks, timescale: max(1, base.denominator))
+                .multiplied(by: max(1, base.numerator))
+        } else if let fileDuration, fileDuration > 0 {
+            duration = MediaTime(value: fileDuration, timescale: 1_000_000)
         } else {
             duration = nil
         }
-        if stream.pointee.nb_frames > 0 {
-            frameCount = Int(stream.pointee.nb_frames)
+        if stream.frameCount > 0 {
+            frameCount = Int(stream.frameCount)
             isFrameCountExact = true
         } else {
             isFrameCountExact = false

@@ -1,13 +1,6 @@
-internal import CFFmpeg
-
-/// An opened input file — libavformat's `AVFormatContext` from `avformat_open_input` — closed
-/// (`avformat_close_input`) when the last reference goes, also when an initialiser that opened
-/// it throws.
-final class FormatContext {
-    /// The context; valid for the object's lifetime.
-    let pointer: UnsafeMutablePointer<AVFormatContext>
-
-    /// Opens `path` and reads its header, with what libavformat logs meanwhile claimed by `log`.
+extension FormatInput {
+    /// Opens a media file for a reader or a stream list: reads its header, with what libavformat
+    /// logs meanwhile claimed by `log`.
     ///
     /// - Parameter options: Demuxer options, as `ffmpeg` takes them before `-i` (`framerate`
     ///   for the raw video demuxers); options a demuxer does not have are ignored.
@@ -17,21 +10,9 @@ final class FormatContext {
     ///   libavformat logged why, the reason quotes it (`"… is not a media file VAToolbox can
     ///   read: moov atom not found"`). The cause is `avformat_open_input`'s status and message
     ///   (the `errno` text for a file the system cannot open), and the hint says what to check
-    ///   (see ``openFailure(_:path:)``).
-    init(path: String, log: LibavLogCapture, options: [String: String] = [:]) throws(VTError) {
-        // Allocated here, so that what libavformat logs while opening is claimed as the reader's.
-        let allocated = avformat_alloc_context()
-        log.claim(allocated)
-        var context = allocated
-        var dictionary: OpaquePointer?
-        for (key, value) in options { av_dict_set(&dictionary, key, value, 0) }
-        defer { av_dict_free(&dictionary) }
-        let status = log.whileCalling { avformat_open_input(&context, path, nil, &dictionary) }
-        guard status >= 0, let context else {
-            log.release(allocated)  // freed by avformat_open_input
-            throw Self.openFailure(status, path: path).quoting(log.explanation(since: 0))
-        }
-        pointer = context
+    ///   (see ``openFailure(_:path:)``). ``VTError/allocationFailed`` when memory runs out.
+    convenience init(mediaFile path: String, log: LibavLogCapture, options: [String: String] = [:]) throws(VTError) {
+        try self.init(path: path, log: log, options: options) { Self.openFailure($0, path: path) }
     }
 
     /// The error for `avformat_open_input`'s negative `status` on `path`: the status and its
@@ -47,8 +28,8 @@ final class FormatContext {
     /// | any other | ``VTError/sampleBufferDataFailed`` | none |
     static func openFailure(_ status: Int32, path: String) -> VTError {
         let cause = FFmpegStatus.formatCause(status, "avformat_open_input")
-        switch status {
-        case CFFmpeg_AVERROR_INVALIDDATA():
+        switch OpenFailure(status: status) {
+        case .invalidData:
             if let cut = cutISOBaseMediaFile(path) {
                 return VTError.sampleBufferInvalidMediaFormat.with(
                     "\(path) is truncated: \(cut)", cause: cause,
@@ -59,17 +40,17 @@ final class FormatContext {
                 "\(path) is not a media file VAToolbox can read", cause: cause,
                 hint: "the file is not a video container VAToolbox reads (MP4/MOV, Matroska/WebM, MPEG-TS, IVF, "
                     + "AV1 OBU, or a raw H.264, HEVC or MPEG-2 stream)")
-        case CFFmpeg_AVERROR(ENOENT), CFFmpeg_AVERROR(ENOTDIR):
+        case .noSuchFile:
             return VTError.sampleBufferDataFailed.with(
                 "cannot open \(path): there is no such file", cause: cause, hint: "check the path")
-        case CFFmpeg_AVERROR(EACCES), CFFmpeg_AVERROR(EPERM):
+        case .permissionDenied:
             return VTError.sampleBufferDataFailed.with(
                 "cannot open \(path): permission denied", cause: cause,
                 hint: "check the file's permissions: this process may not read it")
-        case CFFmpeg_AVERROR(EISDIR):
+        case .isDirectory:
             return VTError.sampleBufferDataFailed.with(
                 "cannot open \(path): it is a directory", cause: cause, hint: "name a file, not a directory")
-        default:
+        case .other:
             return VTError.sampleBufferDataFailed.with("cannot open \(path)", cause: cause)
         }
     }
@@ -84,54 +65,5 @@ final class FormatContext {
         return MediaFileTruncation(
             fileSize: file.size, expectedSize: overrun.end, element: overrun.element, expectedSampleCount: nil,
             completeSampleCount: nil, firstIncompleteSampleOffset: nil)
-    }
-
-    deinit {
-        var context: UnsafeMutablePointer<AVFormatContext>? = pointer
-        avformat_close_input(&context)
-    }
-}
-
-/// One `AVPacket` reused for every read, freed (`av_packet_free`) with the object.
-final class PacketBuffer {
-    /// The packet; valid for the object's lifetime.
-    let pointer: UnsafeMutablePointer<AVPacket>
-
-    /// - Throws: ``VTError/allocationFailed`` when libavcodec cannot allocate it.
-    init() throws(VTError) {
-        guard let packet = av_packet_alloc() else { throw VTError.allocationFailed.with("allocating a packet") }
-        pointer = packet
-    }
-
-    deinit {
-        var packet: UnsafeMutablePointer<AVPacket>? = pointer
-        av_packet_free(&packet)
-    }
-}
-
-/// A file opened a second time through libavformat's I/O (`avio_open2`: every path and protocol
-/// libavformat opens), to read bytes at offsets without moving the demuxer's own context; closed
-/// (`avio_closep`) with the object.
-final class FileBytes {
-    private var context: UnsafeMutablePointer<AVIOContext>?
-
-    /// Opens `path` for reading; nil when it cannot be opened.
-    init?(path: String) {
-        guard avio_open2(&context, path, AVIO_FLAG_READ, nil, nil) >= 0, context != nil else { return nil }
-    }
-
-    deinit { avio_closep(&context) }
-
-    /// The file's size in bytes (`avio_size`); negative when libavformat cannot tell (a pipe).
-    var size: Int64 { context.map { avio_size($0) } ?? -1 }
-
-    /// The bytes at `offset`, up to `count` (fewer at the end of the file); nil when the file
-    /// cannot seek there or read.
-    func read(at offset: Int64, count: Int) -> [UInt8]? {
-        guard let context, count > 0, avio_seek(context, offset, SEEK_SET) == offset else { return nil }
-        var bytes = [UInt8](repeating: 0, count: count)
-        let read = bytes.withUnsafeMutableBufferPointer { avio_read(context, $0.baseAddress, Int32(count)) }
-        guard read > 0 else { return nil }
-        return Array(bytes.prefix(Int(read)))
     }
 }
