@@ -1,5 +1,3 @@
-internal import CFFmpeg
-
 #if _endian(big)
     #error("BiPlanarPacker builds its sample pairs as little-endian words")
 #endif
@@ -16,7 +14,7 @@ internal import CFFmpeg
 /// Not thread-safe: a session uses its own on its queue.
 final class BiPlanarPacker {
     /// The interleaved chroma planes of NV12 pictures, one size at a time.
-    private var chromaPool: ChromaPlanePool?
+    private var chromaPool: PlanePool?
     /// The P010 pictures, one format and size at a time.
     private var wordPool: PixelBufferPool?
 
@@ -42,44 +40,28 @@ final class BiPlanarPacker {
     func pack(_ image: PixelBuffer) throws(VTError) -> PixelBuffer {
         let target = Self.handOutFormat(of: image)
         guard target != image.pixelFormat else { return image }
-        return try image.withFrame { (source: UnsafePointer<AVFrame>) throws(VTError) -> PixelBuffer in
+        return try image.withFrame { (source: Frame) throws(VTError) -> PixelBuffer in
             target == .nv12VideoRange || target == .nv12FullRange
                 ? try nv12(from: source, format: target) : try p010(from: source, format: target)
         }
     }
 
     /// An NV12 frame that shares the source's luma plane and has its chroma interleaved.
-    private func nv12(from source: UnsafePointer<AVFrame>, format: PixelFormat) throws(VTError) -> PixelBuffer {
-        let width = Int(source.pointee.width)
-        let height = Int(source.pointee.height)
-        let pairs = (width + 1) / 2
-        let rows = (height + 1) / 2
-        let pitch = (2 * pairs + Int(PixelBufferPool.rowAlignment) - 1) & ~(Int(PixelBufferPool.rowAlignment) - 1)
-        if chromaPool?.size != pitch * rows { chromaPool = try ChromaPlanePool(size: pitch * rows) }
-        guard let chromaPool, let frame = av_frame_alloc() else {
-            throw VTError.allocationFailed.with("allocating an NV12 frame")
+    private func nv12(from source: Frame, format: PixelFormat) throws(VTError) -> PixelBuffer {
+        let pairs = (source.width + 1) / 2
+        let rows = (source.height + 1) / 2
+        let pitch = (2 * pairs + PixelBufferPool.rowAlignment - 1) & ~(PixelBufferPool.rowAlignment - 1)
+        if chromaPool?.size != pitch * rows { chromaPool = try PlanePool(size: pitch * rows) }
+        guard let chromaPool, let cb = source.data(1), let cr = source.data(2) else {
+            throw VTError.allocationFailed.with("referencing the decoder's luma plane")
         }
-        let owned = FrameReference(adopting: frame)
-        guard let luma = av_frame_get_plane_buffer(UnsafeMutablePointer(mutating: source), 0),
-            let lumaReference = av_buffer_ref(luma), let lumaData = CFFmpeg_frame_data(source, 0),
-            let cb = CFFmpeg_frame_data(source, 1), let cr = CFFmpeg_frame_data(source, 2)
-        else { throw VTError.allocationFailed.with("referencing the decoder's luma plane") }
-        frame.pointee.buf.0 = lumaReference  // the frame owns it from here
-        guard let chroma = av_buffer_pool_get(chromaPool.pointer) else {
-            throw VTError.allocationFailed.with("allocating a \(2 * pairs)x\(rows) chroma plane")
-        }
-        frame.pointee.buf.1 = chroma
-        guard let chromaData = chroma.pointee.data else {
+        let owned = try FrameReference.nv12(
+            sharingLumaOf: source, chromaFrom: chromaPool, chromaBytesPerRow: pitch, chromaRows: rows)
+        guard let chromaData = owned.frame.data(1) else {
             throw VTError.allocationFailed.with("a pooled chroma plane without memory")
         }
-        CFFmpeg_frame_set_planes(
-            frame, lumaReference, lumaData, CFFmpeg_frame_linesize(source, 0), chromaData, Int32(pitch))
-        frame.pointee.width = source.pointee.width
-        frame.pointee.height = source.pointee.height
-        frame.pointee.format = AV_PIX_FMT_NV12.rawValue
-        try FFmpegStatus.check(av_frame_copy_props(frame, source), "av_frame_copy_props", "describing an NV12 frame")
-        let cbPitch = Int(CFFmpeg_frame_linesize(source, 1))
-        let crPitch = Int(CFFmpeg_frame_linesize(source, 2))
+        let cbPitch = source.bytesPerRow(1)
+        let crPitch = source.bytesPerRow(2)
         let pairsOut = UnsafeMutableRawPointer(chromaData)
         for row in 0..<rows {
             Self.interleave(
@@ -89,23 +71,22 @@ final class BiPlanarPacker {
     }
 
     /// A P010 frame written from a 10-bit planar one.
-    private func p010(from source: UnsafePointer<AVFrame>, format: PixelFormat) throws(VTError) -> PixelBuffer {
-        let width = Int(source.pointee.width)
-        let height = Int(source.pointee.height)
+    private func p010(from source: Frame, format: PixelFormat) throws(VTError) -> PixelBuffer {
+        let width = source.width
+        let height = source.height
         if wordPool?.pixelFormat != format || wordPool?.width != width || wordPool?.height != height {
             wordPool = try PixelBufferPool(pixelFormat: format, width: width, height: height)
         }
         guard let wordPool else { throw VTError.allocationFailed.with("allocating a P010 pool") }
         let destination = try wordPool.makePixelBuffer()
-        try destination.withFrameForWriting { (frame: UnsafeMutablePointer<AVFrame>) throws(VTError) in
-            try FFmpegStatus.check(av_frame_copy_props(frame, source), "av_frame_copy_props", "describing a P010 frame")
-            guard let luma = CFFmpeg_frame_data(source, 0), let cb = CFFmpeg_frame_data(source, 1),
-                let cr = CFFmpeg_frame_data(source, 2), let lumaOut = CFFmpeg_frame_data(frame, 0),
-                let chromaOut = CFFmpeg_frame_data(frame, 1)
+        try destination.withFrameToWrite { (frame: Frame) throws(VTError) in
+            try frame.copyProperties(from: source, "describing a P010 frame")
+            guard let luma = source.data(0), let cb = source.data(1), let cr = source.data(2),
+                let lumaOut = frame.data(0), let chromaOut = frame.data(1)
             else { throw VTError.allocationFailed.with("a P010 frame without planes") }
-            let pitches = (0..<3).map { Int(CFFmpeg_frame_linesize(source, Int32($0))) }
-            let lumaOutPitch = Int(CFFmpeg_frame_linesize(frame, 0))
-            let chromaOutPitch = Int(CFFmpeg_frame_linesize(frame, 1))
+            let pitches = (0..<3).map { source.bytesPerRow($0) }
+            let lumaOutPitch = frame.bytesPerRow(0)
+            let chromaOutPitch = frame.bytesPerRow(1)
             for row in 0..<height {
                 Self.moveToHighBits(luma + row * pitches[0], into: lumaOut + row * lumaOutPitch, count: width)
             }
@@ -158,27 +139,6 @@ final class BiPlanarPacker {
         for index in 0..<count {
             pairs[index] = UInt32(cbSamples[index] << 6) | UInt32(crSamples[index] << 6) << 16
         }
-    }
-}
-
-/// A pool of chroma planes of one size (`AVBufferPool`); its buffers go back to it when the
-/// last frame using one goes away.
-private final class ChromaPlanePool {
-    let pointer: OpaquePointer
-    /// The bytes of one plane.
-    let size: Int
-
-    init(size: Int) throws(VTError) {
-        guard let pool = av_buffer_pool_init(size, nil) else {
-            throw VTError.allocationFailed.with("creating a chroma plane pool")
-        }
-        pointer = pool
-        self.size = size
-    }
-
-    deinit {
-        var pool: OpaquePointer? = pointer
-        av_buffer_pool_uninit(&pool)
     }
 }
 

@@ -1,5 +1,3 @@
-internal import CFFmpeg
-
 /// What a decoded picture says about itself — the `kCVImageBuffer…` attachments.
 public struct ImageBufferAttachments: Sendable, Hashable {
     /// `kCVImageBufferColorPrimariesKey`, nil when the stream does not say.
@@ -19,20 +17,20 @@ public struct ImageBufferAttachments: Sendable, Hashable {
     public var topFieldFirst: Bool
 
     /// Reads the attachments of a decoded frame.
-    init(frame: UnsafePointer<AVFrame>) {
-        let frame = frame.pointee
-        let primaries = UInt8(truncatingIfNeeded: frame.color_primaries.rawValue)
-        let transfer = UInt8(truncatingIfNeeded: frame.color_trc.rawValue)
-        let matrix = UInt8(truncatingIfNeeded: frame.colorspace.rawValue)
+    init(frame: Frame) {
+        // The frame's code points are H.273's; 2 is "unspecified".
+        let primaries = UInt8(truncatingIfNeeded: frame.colourPrimaries)
+        let transfer = UInt8(truncatingIfNeeded: frame.transferCharacteristics)
+        let matrix = UInt8(truncatingIfNeeded: frame.matrixCoefficients)
         colorPrimaries = primaries == 2 ? nil : ColorPrimaries(rawValue: primaries)
         transferFunction = transfer == 2 ? nil : TransferFunction(rawValue: transfer)
         yCbCrMatrix = matrix == 2 ? nil : YCbCrMatrix(rawValue: matrix)
-        fullRange = frame.color_range == AVCOL_RANGE_JPEG
-        let sar = frame.sample_aspect_ratio
+        fullRange = frame.isFullRange
+        let sar = frame.sampleAspectRatio
         pixelAspectRatio =
-            sar.num > 0 && sar.den > 0
-            ? PixelAspectRatio(horizontalSpacing: Int(sar.num), verticalSpacing: Int(sar.den)) : nil
-        fieldCount = frame.interlaced_frame != 0 ? 2 : 1
-        topFieldFirst = frame.top_field_first != 0
+            sar.numerator > 0 && sar.denominator > 0
+            ? PixelAspectRatio(horizontalSpacing: sar.numerator, verticalSpacing: sar.denominator) : nil
+        fieldCount = frame.isInterlaced ? 2 : 1
+        topFieldFirst = frame.isTopFieldFirst
     }
 }

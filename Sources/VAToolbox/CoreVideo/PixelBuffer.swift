@@ -1,4 +1,3 @@
-internal import CFFmpeg
 import Synchronization
 
 /// A decoded picture — `CVPixelBuffer`.
@@ -26,7 +25,7 @@ public final class PixelBuffer: Sendable, CustomStringConvertible {
     public let pixelFormat: PixelFormat
     /// Colour, range, field and aspect information (`CVBufferGetAttachments`).
     public var attachments: ImageBufferAttachments {
-        storage.withLock { ImageBufferAttachments(frame: $0.frame.pointer) }
+        storage.withLock { ImageBufferAttachments(frame: $0.frame.frame) }
     }
     /// The number of planes (`CVPixelBufferGetPlaneCount`; 1 for packed formats).
     public let planeCount: Int
@@ -59,18 +58,15 @@ public final class PixelBuffer: Sendable, CustomStringConvertible {
         surfaceAccess: (any SurfaceAccess)? = nil
     ) {
         self.surfaceAccess = surfaceAccess
-        let pointer = frame.pointer
-        let isSurface = pointer.pointee.format.pixelFormat == AV_PIX_FMT_VAAPI
+        let lent = frame.frame
+        let isSurface = lent.isSurface
         // libavcodec crops a VA frame on the right and bottom only, through its size; the left
         // and top crop stays in its crop fields, and the read-back (``SurfaceAccess``) applies
         // it. The displayed size is what is left of both.
-        let left = isSurface ? Int(pointer.pointee.crop_left) : 0
-        let top = isSurface ? Int(pointer.pointee.crop_top) : 0
-        width = Int(pointer.pointee.width) - left
-        height = Int(pointer.pointee.height) - top
+        width = lent.width - (isSurface ? lent.cropLeft : 0)
+        height = lent.height - (isSurface ? lent.cropTop : 0)
         self.pixelFormat = pixelFormat
-        let dataFormat = isSurface ? CFFmpeg_frame_hw_sw_format(pointer) : pointer.pointee.format.pixelFormat
-        planeCount = Int(av_pix_fmt_count_planes(dataFormat))
+        planeCount = lent.sampleLayout.planeCount
         self.storage = Mutex(Storage(frame: frame))
         copied.store(copiedByteCount, ordering: .relaxed)
     }
@@ -115,8 +111,8 @@ public final class PixelBuffer: Sendable, CustomStringConvertible {
             if let planes = storage.lockedPlanes { return try body(planes) }
             // A surface is read back for the lock and the read-back freed at unlock. A surface
             // that cannot be read back (the GPU failed) lends no planes.
-            guard let mapped = try? readBack(storage.frame.pointer) else { return try body([]) }
-            return try body(Self.planes(of: mapped.pointer))
+            guard let mapped = try? readBack(storage.frame.frame) else { return try body([]) }
+            return try body(Self.planes(of: mapped.frame))
         }
     }
 
@@ -131,7 +127,7 @@ public final class PixelBuffer: Sendable, CustomStringConvertible {
     {
         try storage.withLock { (storage: inout Storage) throws(VTError) -> Result in
             try makeWritable(&storage)
-            return try body(Self.planes(of: storage.frame.pointer))
+            return try body(Self.planes(of: storage.frame.frame))
         }
     }
 
@@ -172,7 +168,7 @@ public final class PixelBuffer: Sendable, CustomStringConvertible {
             if flags.contains(.readOnly) {
                 if storage.lockCount == 0, storage.frame.isSurface {
                     do throws(VTError) {
-                        storage.readBack = try readBack(storage.frame.pointer)
+                        storage.readBack = try readBack(storage.frame.frame)
                     } catch {
                         throw VTError.pixelBufferError.with(
                             "the GPU surface could not be read back for the lock: \(error.reason)", cause: error.cause)
@@ -248,20 +244,18 @@ public final class PixelBuffer: Sendable, CustomStringConvertible {
                     + "copied for writing until they are released")
         }
         if storage.frame.isSurface {
-            storage.frame = try surface(storage.frame.pointer).download(storage.frame.pointer)
+            storage.frame = try surface().download(storage.frame.frame)
             storage.readBack = nil
-            copied.add(Self.byteCount(storage.frame.pointer), ordering: .relaxed)
+            copied.add(storage.frame.frame.pixelByteCount, ordering: .relaxed)
         } else {
-            try FFmpegStatus.check(
-                av_frame_make_writable(storage.frame.pointer), "av_frame_make_writable",
-                "copying a shared frame to write to it")
-            copied.add(Self.byteCount(storage.frame.pointer), ordering: .relaxed)
+            try storage.frame.frame.makeWritable()
+            copied.add(storage.frame.frame.pixelByteCount, ordering: .relaxed)
         }
     }
 
     /// The frame, the locks held and a GPU surface's read-back while locked.
     ///
-    /// Unchecked `Sendable`: it lives only inside the buffer's mutex, and its one raw pointer is
+    /// Unchecked `Sendable`: it lives only inside the buffer's mutex, and its one lent frame is
     /// the frame of the read-back it sits beside, owned (as the frames are) by a
     /// ``FrameReference`` that is itself `Sendable`.
     private struct Storage: ~Copyable, @unchecked Sendable {
@@ -270,10 +264,10 @@ public final class PixelBuffer: Sendable, CustomStringConvertible {
         var readWriteLocks = 0
         /// A GPU surface read back into CPU memory while read-only locks are held.
         var readBack: FrameReference? {
-            didSet { readBackPointer = readBack?.pointer }
+            didSet { readBackFrame = readBack?.frame }
         }
         /// The read-back's frame (kept beside it so that reading it does not consume it).
-        private(set) var readBackPointer: UnsafeMutablePointer<AVFrame>?
+        private(set) var readBackFrame: Frame?
 
         init(frame: consuming FrameReference) { self.frame = frame }
 
@@ -281,14 +275,14 @@ public final class PixelBuffer: Sendable, CustomStringConvertible {
 
         /// Whether the frame's memory is the buffer's own, writable without a copy.
         var isPrivatelyWritable: Bool {
-            !frame.isSurface && av_frame_is_writable(frame.pointer) != 0
+            !frame.isSurface && frame.frame.isWritable
         }
 
         /// The planes the pair lock lends: the read-back of a surface, else the frame's own;
         /// nil for a surface not read back.
         var lockedPlanes: [Plane]? {
-            if let readBackPointer { return PixelBuffer.planes(of: readBackPointer) }
-            return frame.isSurface ? nil : PixelBuffer.planes(of: frame.pointer)
+            if let readBackFrame { return PixelBuffer.planes(of: readBackFrame) }
+            return frame.isSurface ? nil : PixelBuffer.planes(of: frame.frame)
         }
     }
 
@@ -299,15 +293,14 @@ public final class PixelBuffer: Sendable, CustomStringConvertible {
     /// `"PixelBuffer 320x240 'y420'"`.
     public var description: String { "PixelBuffer \(width)x\(height) \(pixelFormat)" }
 
-    /// Runs `body` with the frame, read-only, for the library's converters.
-    func withFrame<Result>(_ body: (UnsafePointer<AVFrame>) throws(VTError) -> Result) throws(VTError) -> Result {
+    /// Runs `body` with the frame in CPU memory, read-only, for the library's converters: a GPU
+    /// surface's read-back (the pair lock's, or one made for `body`).
+    func withFrame<Result>(_ body: (Frame) throws(VTError) -> Result) throws(VTError) -> Result {
         try storage.withLock { (storage: inout Storage) throws(VTError) -> Result in
-            if let readBack = storage.readBackPointer { return try body(UnsafePointer(readBack)) }
-            guard storage.frame.isSurface else {
-                return try body(UnsafePointer(storage.frame.pointer))
-            }
-            let mapped = try readBack(storage.frame.pointer)
-            return try body(UnsafePointer(mapped.pointer))
+            if let readBack = storage.readBackFrame { return try body(readBack) }
+            guard storage.frame.isSurface else { return try body(storage.frame.frame) }
+            let mapped = try readBack(storage.frame.frame)
+            return try body(mapped.frame)
         }
     }
 
@@ -318,7 +311,7 @@ public final class PixelBuffer: Sendable, CustomStringConvertible {
     /// The access to a surface frame's pixels.
     ///
     /// - Throws: ``VTError/pixelBufferError`` for a surface frame made without one (a library bug).
-    private func surface(_ frame: UnsafePointer<AVFrame>) throws(VTError) -> any SurfaceAccess {
+    private func surface() throws(VTError) -> any SurfaceAccess {
         guard let surfaceAccess else {
             throw VTError.pixelBufferError.with("the GPU surface has no device to read it back through")
         }
@@ -326,8 +319,8 @@ public final class PixelBuffer: Sendable, CustomStringConvertible {
     }
 
     /// A read-back of a surface frame.
-    private func readBack(_ frame: UnsafeMutablePointer<AVFrame>) throws(VTError) -> FrameReference {
-        try surface(frame).readBack(frame)
+    private func readBack(_ frame: Frame) throws(VTError) -> FrameReference {
+        try surface().readBack(frame)
     }
 
     /// A copy in CPU memory of a GPU surface picture, so that the surface can go back to its
@@ -335,7 +328,7 @@ public final class PixelBuffer: Sendable, CustomStringConvertible {
     func downloadedCopy() throws(VTError) -> PixelBuffer? {
         try storage.withLock { (storage: inout Storage) throws(VTError) -> PixelBuffer? in
             guard storage.frame.isSurface else { return nil }
-            let copy = try surface(storage.frame.pointer).download(storage.frame.pointer)
+            let copy = try surface().download(storage.frame.frame)
             return PixelBuffer(taking: copy, pixelFormat: pixelFormat)
         }
     }
@@ -349,25 +342,21 @@ public final class PixelBuffer: Sendable, CustomStringConvertible {
                         + "GPU surface decoded on VA-API can be exported as a DMA-BUF",
                     hint: "check PixelBuffer.isGPUSurface, or decode with hardware acceleration required")
             }
-            return try surface(storage.frame.pointer).exportDMABuf(
-                storage.frame.pointer, separateLayers: separateLayers)
+            return try surface().exportDMABuf(storage.frame.frame, separateLayers: separateLayers)
         }
     }
 
     /// Runs `body` with the VA frame when the picture is a GPU surface, with nil otherwise.
-    func withSurfaceFrame<Result>(_ body: (UnsafePointer<AVFrame>?) throws(VTError) -> Result) throws(VTError)
-        -> Result
-    {
+    func withSurface<Result>(_ body: (Frame?) throws(VTError) -> Result) throws(VTError) -> Result {
         try storage.withLock { (storage: inout Storage) throws(VTError) -> Result in
-            try body(storage.frame.isSurface ? UnsafePointer(storage.frame.pointer) : nil)
+            try body(storage.frame.isSurface ? storage.frame.frame : nil)
         }
     }
 
-    /// Runs `body` with the frame for writing, for the library's converters filling a new buffer.
-    func withFrameForWriting<Result>(_ body: (UnsafeMutablePointer<AVFrame>) throws(VTError) -> Result) throws(VTError)
-        -> Result
-    {
-        try storage.withLock { (storage: inout Storage) throws(VTError) -> Result in try body(storage.frame.pointer) }
+    /// Runs `body` with the frame as it is, to write to, for the library's converters filling a
+    /// new buffer.
+    func withFrameToWrite<Result>(_ body: (Frame) throws(VTError) -> Result) throws(VTError) -> Result {
+        try storage.withLock { (storage: inout Storage) throws(VTError) -> Result in try body(storage.frame.frame) }
     }
 
     /// Records bytes written into this buffer by a conversion.
@@ -375,69 +364,12 @@ public final class PixelBuffer: Sendable, CustomStringConvertible {
         copied.add(count, ordering: .relaxed)
     }
 
-    fileprivate static func planes(of frame: UnsafeMutablePointer<AVFrame>) -> [Plane] {
-        let format = frame.pointee.format.pixelFormat
-        guard let descriptor = av_pix_fmt_desc_get(format) else { return [] }
-        let count = Int(av_pix_fmt_count_planes(format))
-        var planes: [Plane] = []
-        for index in 0..<count {
-            guard let data = CFFmpeg_frame_data(frame, Int32(index)) else { continue }
-            let isChroma = index == 1 || index == 2
-            let shiftX = isChroma ? Int(descriptor.pointee.log2_chroma_w) : 0
-            let shiftY = isChroma ? Int(descriptor.pointee.log2_chroma_h) : 0
-            let width = (Int(frame.pointee.width) + (1 << shiftX) - 1) >> shiftX
-            let height = (Int(frame.pointee.height) + (1 << shiftY) - 1) >> shiftY
-            let pixelBytes = Int(av_image_get_linesize(format, frame.pointee.width, Int32(index)))
-            let components = count == 2 && index == 1 ? 2 : 1
-            planes.append(
-                Plane(
-                    baseAddress: UnsafeMutableRawPointer(data),
-                    bytesPerRow: Int(CFFmpeg_frame_linesize(frame, Int32(index))),
-                    width: components == 2
-                        ? width
-                        : (descriptor.pointee.flags & UInt64(AV_PIX_FMT_FLAG_RGB) != 0
-                            ? Int(frame.pointee.width) : width),
-                    height: height, bytesPerRowOfPixels: pixelBytes))
+    /// The planes of a frame in CPU memory.
+    fileprivate static func planes(of frame: Frame) -> [Plane] {
+        frame.planes { geometry in
+            Plane(
+                baseAddress: geometry.baseAddress, bytesPerRow: geometry.bytesPerRow, width: geometry.width,
+                height: geometry.height, bytesPerRowOfPixels: geometry.bytesPerRowOfPixels)
         }
-        return planes
     }
-
-    private static func byteCount(_ frame: UnsafeMutablePointer<AVFrame>) -> Int {
-        planes(of: frame).reduce(0) { $0 + $1.bytesPerRowOfPixels * $1.height }
-    }
-}
-
-/// An owned reference to an `AVFrame`, freed (`av_frame_free`) when it goes away.
-///
-/// Unchecked `Sendable`: the struct is non-copyable, so exactly one owner holds the frame at a
-/// time; sending it to another thread moves that ownership, and FFmpeg frames carry no thread
-/// affinity.
-struct FrameReference: ~Copyable, @unchecked Sendable {
-    let pointer: UnsafeMutablePointer<AVFrame>
-
-    /// Moves the buffers of `source` into a new frame, leaving `source` empty
-    /// (`av_frame_move_ref`).
-    init?(movingFrom source: UnsafeMutablePointer<AVFrame>) {
-        guard let frame = av_frame_alloc() else { return nil }
-        av_frame_move_ref(frame, source)
-        pointer = frame
-    }
-
-    /// Whether the frame is a VA surface (`AV_PIX_FMT_VAAPI`).
-    var isSurface: Bool { pointer.pointee.format.pixelFormat == AV_PIX_FMT_VAAPI }
-
-    /// Takes ownership of a frame the caller allocated.
-    init(adopting frame: UnsafeMutablePointer<AVFrame>) {
-        pointer = frame
-    }
-
-    deinit {
-        var frame: UnsafeMutablePointer<AVFrame>? = pointer
-        av_frame_free(&frame)
-    }
-}
-
-extension Int32 {
-    /// An `AVFrame.format` value as a pixel format.
-    var pixelFormat: AVPixelFormat { AVPixelFormat(rawValue: self) }
 }

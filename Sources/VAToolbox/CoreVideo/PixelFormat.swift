@@ -1,5 +1,3 @@
-internal import CFFmpeg
-
 /// A pixel format, named by its CoreVideo FourCC (`OSType`, `kCVPixelFormatType_…`).
 ///
 /// Apple's constants cover what VideoToolbox outputs; the decoder here also emits planar
@@ -81,36 +79,30 @@ public struct PixelFormat: RawRepresentable, Sendable, Hashable, CustomStringCon
         return "0x" + String(repeating: "0", count: 8 - digits.count) + digits
     }
 
-    /// The FFmpeg pixel formats behind each FourCC, with the range the FourCC implies.
+    /// The FFmpeg pixel layouts behind each FourCC, with the range the FourCC implies.
     /// Full-range 8-bit planar output of libavcodec (`yuvj420p`) maps to `'f420'`.
-    static let ffmpegTable: [(format: PixelFormat, ffmpeg: AVPixelFormat, fullRange: Bool?)] = [
-        (.yuv420Planar, AV_PIX_FMT_YUV420P, false), (.yuv420PlanarFullRange, AV_PIX_FMT_YUVJ420P, true),
-        (.yuv420PlanarFullRange, AV_PIX_FMT_YUV420P, true), (.nv12VideoRange, AV_PIX_FMT_NV12, false),
-        (.nv12FullRange, AV_PIX_FMT_NV12, true), (.p010VideoRange, AV_PIX_FMT_P010LE, false),
-        (.p010FullRange, AV_PIX_FMT_P010LE, true), (.nv16VideoRange, AV_PIX_FMT_NV16, nil),
-        (.p210VideoRange, AV_PIX_FMT_P210LE, nil), (.nv24VideoRange, AV_PIX_FMT_NV24, nil),
-        (.p410VideoRange, AV_PIX_FMT_P410LE, nil), (.bgra, AV_PIX_FMT_BGRA, nil), (.rgb24, AV_PIX_FMT_RGB24, nil),
-        (.yuv422Planar, AV_PIX_FMT_YUV422P, nil), (.yuv422Planar, AV_PIX_FMT_YUVJ422P, nil),
-        (.yuv444Planar, AV_PIX_FMT_YUV444P, nil), (.yuv444Planar, AV_PIX_FMT_YUVJ444P, nil),
-        (.gray8, AV_PIX_FMT_GRAY8, nil), (.yuv420Planar10, AV_PIX_FMT_YUV420P10LE, nil),
-        (.yuv422Planar10, AV_PIX_FMT_YUV422P10LE, nil), (.yuv444Planar10, AV_PIX_FMT_YUV444P10LE, nil),
-        (.yuv420Planar12, AV_PIX_FMT_YUV420P12LE, nil), (.yuv422Planar12, AV_PIX_FMT_YUV422P12LE, nil),
-        (.yuv444Planar12, AV_PIX_FMT_YUV444P12LE, nil), (.gray10, AV_PIX_FMT_GRAY10LE, nil),
-        (.yuv440Planar, AV_PIX_FMT_YUV440P, nil), (.yuv440Planar, AV_PIX_FMT_YUVJ440P, nil),
-        (.yuv440Planar10, AV_PIX_FMT_YUV440P10LE, nil), (.yuv440Planar12, AV_PIX_FMT_YUV440P12LE, nil),
+    static let ffmpegTable: [(format: PixelFormat, ffmpeg: PixelLayout, fullRange: Bool?)] = [
+        (.yuv420Planar, .yuv420p, false), (.yuv420PlanarFullRange, .yuvj420p, true),
+        (.yuv420PlanarFullRange, .yuv420p, true), (.nv12VideoRange, .nv12, false), (.nv12FullRange, .nv12, true),
+        (.p010VideoRange, .p010le, false), (.p010FullRange, .p010le, true), (.nv16VideoRange, .nv16, nil),
+        (.p210VideoRange, .p210le, nil), (.nv24VideoRange, .nv24, nil), (.p410VideoRange, .p410le, nil),
+        (.bgra, .bgra, nil), (.rgb24, .rgb24, nil), (.yuv422Planar, .yuv422p, nil), (.yuv422Planar, .yuvj422p, nil),
+        (.yuv444Planar, .yuv444p, nil), (.yuv444Planar, .yuvj444p, nil), (.gray8, .gray8, nil),
+        (.yuv420Planar10, .yuv420p10le, nil), (.yuv422Planar10, .yuv422p10le, nil),
+        (.yuv444Planar10, .yuv444p10le, nil), (.yuv420Planar12, .yuv420p12le, nil),
+        (.yuv422Planar12, .yuv422p12le, nil), (.yuv444Planar12, .yuv444p12le, nil), (.gray10, .gray10le, nil),
+        (.yuv440Planar, .yuv440p, nil), (.yuv440Planar, .yuvj440p, nil), (.yuv440Planar10, .yuv440p10le, nil),
+        (.yuv440Planar12, .yuv440p12le, nil),
     ]
 
     /// The format of a decoded FFmpeg frame, or nil for one this library has no name for.
-    static func from(ffmpeg: AVPixelFormat, fullRange: Bool) -> PixelFormat? {
+    static func from(ffmpeg: PixelLayout, fullRange: Bool) -> PixelFormat? {
         ffmpegTable.first { $0.ffmpeg == ffmpeg && ($0.fullRange == nil || $0.fullRange == fullRange) }?.format
     }
 
-    /// The FFmpeg pixel format that holds this format's samples.
-    var ffmpeg: AVPixelFormat? { Self.ffmpegTable.first { $0.format == self }?.ffmpeg }
+    /// The FFmpeg pixel layout that holds this format's samples.
+    var ffmpeg: PixelLayout? { Self.ffmpegTable.first { $0.format == self }?.ffmpeg }
 
     /// The FFmpeg name, for example `"yuv420p"`, as `ffmpeg -pix_fmt` takes it.
-    public var ffmpegName: String? {
-        guard let format = ffmpeg, let name = av_get_pix_fmt_name(format) else { return nil }
-        return String(cString: name)
-    }
+    public var ffmpegName: String? { ffmpeg?.name }
 }

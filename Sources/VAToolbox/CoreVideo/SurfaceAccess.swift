@@ -1,5 +1,3 @@
-internal import CFFmpeg
-
 /// How a pixel buffer reaches the pixels of a GPU surface: the VA-API layer's answer (its
 /// ``VADevice``), given to each surface-backed buffer when it is made and held by it, so that
 /// the device outlives every picture decoded on it and no table of devices is needed.
@@ -12,11 +10,11 @@ protocol SurfaceAccess: AnyObject, Sendable {
     ///
     /// - Throws: ``VTError/videoDecoderMalfunction`` when the GPU cannot finish or read the
     ///   picture, ``VTError/videoDecoderBadData`` when it reports errors in its data.
-    func readBack(_ frame: UnsafePointer<AVFrame>) throws(VTError) -> FrameReference
+    func readBack(_ frame: Frame) throws(VTError) -> FrameReference
     /// A CPU frame of its own holding the VA frame's picture (for writing, or to free the surface).
-    func download(_ frame: UnsafePointer<AVFrame>) throws(VTError) -> FrameReference
+    func download(_ frame: Frame) throws(VTError) -> FrameReference
     /// The VA frame's surface shared as DMA-BUF file descriptors, without a copy.
     ///
     /// - Throws: ``VTError/pixelTransferNotSupported`` when the driver cannot export it.
-    func exportDMABuf(_ frame: UnsafePointer<AVFrame>, separateLayers: Bool) throws(VTError) -> DMABufDescriptor
+    func exportDMABuf(_ frame: Frame, separateLayers: Bool) throws(VTError) -> DMABufDescriptor
 }

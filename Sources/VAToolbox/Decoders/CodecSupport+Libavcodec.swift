@@ -1,16 +1,12 @@
-internal import CFFmpeg
-
 extension CodecSupport {
     /// The libavcodec codec the stream is, as libavformat reports it and the VA-API hwaccel
-    /// decodes: the codec FFmpeg names ``ffmpegName``.
-    var libavcodecID: AVCodecID {
-        avcodec_descriptor_get_by_name(ffmpegName)?.pointee.id ?? AV_CODEC_ID_NONE
-    }
+    /// decodes: the codec FFmpeg names ``ffmpegName``; nil when this libavcodec knows no such codec.
+    var libavcodecID: CodecID? { CodecID(name: ffmpegName) }
 }
 
 extension CodecRegistry {
     /// The support of the codec libavformat reports for a stream.
-    static func support(forLibavcodecID id: AVCodecID) -> (any CodecSupport)? {
-        avcodec_get_name(id).flatMap { support(forFFmpegName: String(cString: $0)) }
+    static func support(forLibavcodecID id: CodecID) -> (any CodecSupport)? {
+        id.name.flatMap { support(forFFmpegName: $0) }
     }
 }

@@ -1,9 +1,3 @@
-internal import CFFmpeg
-
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// One libavcodec decoder for one stream: the send/receive loop both back ends use
 /// (``SoftwareBackend`` on the CPU, ``VAAPIBackend`` through libavcodec's VA-API hwaccel).
 ///
@@ -14,17 +8,17 @@ internal import CFFmpeg
 /// each decoded frame into a picture (the `picture` closures): a back end decides there what its
 /// frames mean.
 final class LibavcodecContext {
-    /// Turns a decoded frame into a picture, moving the frame's buffers out.
-    typealias PictureMaker = (UnsafeMutablePointer<AVFrame>) throws(VTError) -> DecodedPicture
+    /// Turns a decoded frame (the decoder's receiving frame, lent for the call) into a picture,
+    /// moving the frame's buffers out.
+    typealias PictureMaker = (Frame) throws(VTError) -> DecodedPicture
 
     /// The description whose stream this decoder is set up for.
     private(set) var formatDescription: VideoFormatDescription
 
-    let context: UnsafeMutablePointer<AVCodecContext>
-    private let packet: UnsafeMutablePointer<AVPacket>
-    private let frame: UnsafeMutablePointer<AVFrame>
+    /// The libavcodec calls.
+    let context: DecoderContext
     /// What libavcodec logs for this decoder: quoted in its errors and damaged pictures.
-    private let log = LibavLogCapture(.decoder)
+    private let log: LibavLogCapture
 
     /// Opens a libavcodec decoder for the stream a format description describes.
     ///
@@ -39,24 +33,18 @@ final class LibavcodecContext {
     ///   `avcodec_open2` refuses the stream's configuration, or what `configure` throws.
     init(
         formatDescription: VideoFormatDescription, preferredDecoders: [String] = [],
-        configure: (UnsafeMutablePointer<AVCodecContext>) throws(VTError) -> Void
+        configure: (DecoderContext) throws(VTError) -> Void
     ) throws(VTError) {
+        let log = LibavLogCapture(.decoder)
+        self.log = log
         let support = formatDescription.codecSupport
-        let preferred = preferredDecoders.lazy.compactMap { avcodec_find_decoder_by_name($0) }.first
-        guard let codec = preferred ?? avcodec_find_decoder(support.libavcodecID) else {
+        guard let decoder = DecoderContext.find(named: preferredDecoders, else: support.libavcodecID) else {
             throw VTError.couldNotFindVideoDecoder.with(
                 "this libavcodec has no \(support.displayName) decoder",
                 hint: "install Debian's libavcodec59 (full FFmpeg build)")
         }
-        guard let context = avcodec_alloc_context3(codec), let packet = av_packet_alloc(), let frame = av_frame_alloc()
-        else {
-            throw VTError.allocationFailed.with("allocating a libavcodec decoder")
-        }
-        self.context = context
-        self.packet = packet
-        self.frame = frame
+        context = try DecoderContext(decoder, log: log)
         self.formatDescription = formatDescription
-        log.claim(context)
         // The configuration record (avcC, hvcC, av1C) tells libavcodec the parameter sets and the
         // framing; codecs whose streams configure themselves in band need none.
         let record = formatDescription.extensions.decoderConfigurationRecord
@@ -66,62 +54,33 @@ final class LibavcodecContext {
                     + "decoder with")
         }
         if !record.isEmpty && support.passesConfigurationRecordToDecoder {
-            try Self.setExtradata(record, on: context)
+            try context.setConfigurationRecord(record)
         }
         // What the ffmpeg CLI tells a decoder of a container's stream (avcodec_parameters_to_context):
         // the size, which the H.264 decoder crops its pictures to when it is a little smaller than
         // the SPS's ("crop to container"), and which starts an MPEG-2 stream without a sequence
         // header; and the container's FourCC, by which the MPEG-2 decoder knows such a stream (VCR2).
-        context.pointee.width = formatDescription.dimensions.width
-        context.pointee.height = formatDescription.dimensions.height
-        context.pointee.codec_tag = formatDescription.containerCodecTag
-        // Exact cropping: without this flag libavcodec rounds an odd left/top crop to keep data aligned.
-        context.pointee.flags |= Int32(AV_CODEC_FLAG_UNALIGNED)
-        // The reorder depth the SPS states, or the DPB size it implies when it states none. Left
-        // at 0, libavcodec guesses it from the pictures it sees and drops the pictures that come
-        // out of order before the guess grows (the ffmpeg CLI avoids that by probing the stream
-        // first; FRExt_MMCO4_Sony_B loses two pictures without it).
-        context.pointee.has_b_frames = Int32(formatDescription.stream.maxNumReorderFrames)
+        // The reorder depth is the one the SPS states, or the DPB size it implies when it states
+        // none. Left at 0, libavcodec guesses it from the pictures it sees and drops the pictures
+        // that come out of order before the guess grows (the ffmpeg CLI avoids that by probing the
+        // stream first; FRExt_MMCO4_Sony_B loses two pictures without it).
+        context.describeStream(
+            width: Int(formatDescription.dimensions.width), height: Int(formatDescription.dimensions.height),
+            codecTag: formatDescription.containerCodecTag, reorderDepth: formatDescription.stream.maxNumReorderFrames)
         try configure(context)
-        // Frame threads log with copies of this context that keep its `opaque`: claim that too
-        // (the hwaccel keeps its own value there).
-        if context.pointee.opaque == nil { context.pointee.opaque = log.opaqueKey }
-        log.claim(context.pointee.opaque)
-        context.pointee.reordered_opaque = CFFmpeg_AV_NOPTS_VALUE()
         let mark = log.mark
-        let status = log.whileCalling { avcodec_open2(context, codec, nil) }
+        let status = context.open()
         guard status >= 0 else {
             throw FFmpegStatus.error(status, "avcodec_open2", "opening the libavcodec \(support.displayName) decoder")
                 .replacingStatus(with: .couldNotCreateInstance).quoting(log.explanation(since: mark))
         }
     }
 
-    /// Copies a configuration record into the context's `extradata`, padded as libavcodec wants.
-    private static func setExtradata(
-        _ record: [UInt8], on context: UnsafeMutablePointer<AVCodecContext>
-    ) throws(VTError) {
-        guard let extradata = av_mallocz(record.count + Int(AV_INPUT_BUFFER_PADDING_SIZE)) else {
-            throw VTError.allocationFailed.with("allocating the decoder configuration record")
-        }
-        record.withUnsafeBytes { bytes in
-            if let base = bytes.baseAddress { extradata.copyMemory(from: base, byteCount: bytes.count) }
-        }
-        context.pointee.extradata = extradata.assumingMemoryBound(to: UInt8.self)
-        context.pointee.extradata_size = Int32(record.count)
-    }
-
     /// Runs once the decoder is closed, when libavcodec holds no picture any more: a back end
     /// frees there what only libavcodec's pictures needed (``DecoderSurfaces``).
-    var afterClose: (() -> Void)?
-
-    deinit {
-        var context: UnsafeMutablePointer<AVCodecContext>? = context
-        log.whileCalling { avcodec_free_context(&context) }
-        var packet: UnsafeMutablePointer<AVPacket>? = packet
-        av_packet_free(&packet)
-        var frame: UnsafeMutablePointer<AVFrame>? = frame
-        av_frame_free(&frame)
-        afterClose?()
+    var afterClose: (() -> Void)? {
+        get { context.afterClose }
+        set { context.afterClose = newValue }
     }
 
     /// Decodes one sample's data.
@@ -139,24 +98,16 @@ final class LibavcodecContext {
     ) {
         var pictures: [DecodedPicture] = []
         do throws(VTError) {
-            av_packet_unref(packet)
-            try FFmpegStatus.check(av_new_packet(packet, Int32(data.count)), "av_new_packet", "allocating a packet")
-            data.withUnsafeBytes { bytes in
-                guard let base = bytes.baseAddress else { return }
-                UnsafeMutableRawPointer(packet.pointee.data).copyMemory(from: base, byteCount: bytes.count)
-            }
-            // The token comes back as the picture's `pts`, and as the `pkt_dts` of the picture
-            // this packet releases from the decoder's reorder buffer.
-            packet.pointee.pts = token
-            packet.pointee.dts = token
-            // What libavcodec logs while decoding this sample, on any thread, carries its token.
-            context.pointee.reordered_opaque = token
-            defer { av_packet_unref(packet) }
-            var status = avcodec_send_packet(context, packet)
+            // The token comes back as the picture's `pts`, as the `pkt_dts` of the picture this
+            // packet releases from the decoder's reorder buffer, and on what libavcodec logs while
+            // decoding this sample, on any thread.
+            try context.loadPacket(data, token: token)
+            defer { context.unloadPacket() }
+            var status = context.sendPacket()
             if FFmpegStatus.isAgain(status) {
                 // The decoder is full: take what it has ready, then the packet fits.
                 try receiveAll(picture, into: &pictures)
-                status = avcodec_send_packet(context, packet)
+                status = context.sendPacket()
             }
             if status < 0 && !FFmpegStatus.isAgain(status) {
                 throw FFmpegStatus.error(
@@ -168,7 +119,7 @@ final class LibavcodecContext {
         } catch {
             // With frame threads, the error libavcodec returns now is a sample's sent up to a
             // thread count earlier: quote the last error of those samples.
-            let threads = Int64(max(context.pointee.thread_count, 1))
+            let threads = Int64(max(context.threadCount, 1))
             return (pictures, error.quoting(log.explanation(forTokens: (token - threads)...token)))
         }
     }
@@ -177,10 +128,10 @@ final class LibavcodecContext {
     /// decode again from the next sync sample with the same description.
     func drain(picture: PictureMaker) -> [DecodedPicture] {
         log.whileCalling { () -> [DecodedPicture] in
-            _ = avcodec_send_packet(context, nil)
+            context.sendEndOfStream()
             var pictures: [DecodedPicture] = []
             try? receiveAll(picture, into: &pictures)
-            avcodec_flush_buffers(context)
+            context.flush()
             return pictures
         }
     }
@@ -194,10 +145,10 @@ final class LibavcodecContext {
     /// loses none already received.
     private func receiveAll(_ picture: PictureMaker, into pictures: inout [DecodedPicture]) throws(VTError) {
         while true {
-            let status = avcodec_receive_frame(context, frame)
+            let status = context.receiveFrame()
             if FFmpegStatus.isAgain(status) || FFmpegStatus.isEndOfFile(status) { return }
             try FFmpegStatus.check(status, "avcodec_receive_frame", "receiving a decoded picture")
-            pictures.append(explained(try picture(frame)))
+            pictures.append(explained(try picture(context.receivedFrame)))
         }
     }
 
@@ -211,27 +162,17 @@ final class LibavcodecContext {
         return explained
     }
 
-    /// Wraps a decoded frame in CPU memory as a picture, moving its buffers out; its status is
-    /// what libavcodec says is wrong with it.
-    static func picture(from frame: UnsafeMutablePointer<AVFrame>) throws(VTError) -> DecodedPicture {
-        try picture(from: frame, surfaceAccess: nil)
-    }
-
     /// Wraps a decoded frame in CPU memory (or a surface frame, as a surface) as a picture,
     /// moving its buffers out; its status is what libavcodec says is wrong with it. A surface's
     /// picture reaches its pixels through `surfaceAccess` (its device).
-    static func picture(
-        from frame: UnsafeMutablePointer<AVFrame>, surfaceAccess: (any SurfaceAccess)?
-    ) throws(VTError) -> DecodedPicture {
-        let token = frame.pointee.pts
-        let released = frame.pointee.pkt_dts
+    static func picture(of frame: Frame, surfaceAccess: (any SurfaceAccess)? = nil) throws(VTError) -> DecodedPicture {
+        let token = frame.timeStamp
+        let released = frame.releasingTimeStamp
         let damage = damage(of: frame)
-        let fullRange = frame.pointee.color_range == AVCOL_RANGE_JPEG
-        let format = frame.pointee.format.pixelFormat
-        let dataFormat = format == AV_PIX_FMT_VAAPI ? CFFmpeg_frame_hw_sw_format(frame) : format
-        guard let pixelFormat = PixelFormat.from(ffmpeg: dataFormat, fullRange: fullRange) else {
-            let name = av_get_pix_fmt_name(dataFormat).map { String(cString: $0) } ?? "\(dataFormat)"
-            av_frame_unref(frame)
+        let layout = frame.sampleLayout
+        guard let pixelFormat = PixelFormat.from(ffmpeg: layout, fullRange: frame.isFullRange) else {
+            let name = layout.name ?? "\(layout.rawValue)"
+            frame.unreference()
             throw VTError.videoDecoderUnsupportedDataFormat.with(
                 "the decoder produced pixel format \(name), which VAToolbox cannot hand out")
         }
@@ -241,36 +182,34 @@ final class LibavcodecContext {
         return DecodedPicture(
             token: token,
             pixelBuffer: PixelBuffer(taking: reference, pixelFormat: pixelFormat, surfaceAccess: surfaceAccess),
-            status: damage, releasedBy: released == CFFmpeg_AV_NOPTS_VALUE() ? nil : released)
+            status: damage, releasedBy: released)
     }
 
     /// What libavcodec says is wrong with a decoded frame.
-    private static func damage(of frame: UnsafeMutablePointer<AVFrame>) -> VTError? {
-        let errors = frame.pointee.decode_error_flags
-        if errors & Int32(FF_DECODE_ERROR_MISSING_REFERENCE) != 0 {
+    private static func damage(of frame: Frame) -> VTError? {
+        let errors = frame.decodeErrors
+        if errors.contains(.missingReference) {
             return VTError.videoDecoderReferenceMissing.with(
                 "the picture refers to a picture the decoder does not have")
         }
-        let corrupt = frame.pointee.flags & Int32(AV_FRAME_FLAG_CORRUPT) != 0
-        if errors != 0 || corrupt {
+        let corrupt = frame.isMarkedCorrupt
+        if !errors.isEmpty || corrupt {
             return VTError.videoDecoderBadData.with(
                 "the picture's data is damaged; the decoder concealed the errors",
                 cause: UnderlyingCause(
-                    library: "libavcodec", function: "avcodec_receive_frame", code: errors,
+                    library: "libavcodec", function: "avcodec_receive_frame", code: errors.rawValue,
                     message: damageDescription(errors: errors, corrupt: corrupt)))
         }
         return nil
     }
 
     /// libavcodec's account of a damaged frame: its `decode_error_flags` and `AV_FRAME_FLAG_CORRUPT`.
-    private static func damageDescription(errors: Int32, corrupt: Bool) -> String {
-        let names: [(Int32, String)] = [
-            (Int32(FF_DECODE_ERROR_INVALID_BITSTREAM), "invalid bitstream"),
-            (Int32(FF_DECODE_ERROR_MISSING_REFERENCE), "missing reference"),
-            (Int32(FF_DECODE_ERROR_CONCEALMENT_ACTIVE), "concealment active"),
-            (Int32(FF_DECODE_ERROR_DECODE_SLICES), "slices not decoded"),
+    private static func damageDescription(errors: Frame.DecodeErrors, corrupt: Bool) -> String {
+        let names: [(Frame.DecodeErrors, String)] = [
+            (.invalidBitstream, "invalid bitstream"), (.missingReference, "missing reference"),
+            (.concealmentActive, "concealment active"), (.slicesNotDecoded, "slices not decoded"),
         ]
-        var parts = names.filter { errors & $0.0 != 0 }.map(\.1)
+        var parts = names.filter { errors.contains($0.0) }.map(\.1)
         if corrupt { parts.append("frame marked corrupt") }
         return "decode_error_flags: " + (parts.isEmpty ? "none" : parts.joined(separator: ", "))
     }

@@ -1,7 +1,5 @@
-internal import CFFmpeg
-
 /// Decoding on the CPU through libavcodec, with frame threads (slice threads in real-time mode
-/// and for streams that may code fields).
+/// and, where the linked libavcodec needs it, for streams that may code fields).
 final class SoftwareBackend: DecoderBackend {
     var hardware: HardwareDecoding? { nil }
 
@@ -14,37 +12,40 @@ final class SoftwareBackend: DecoderBackend {
     ///
     /// - Throws: See ``LibavcodecContext/init(formatDescription:preferredDecoders:configure:)``.
     init(formatDescription: VideoFormatDescription, configuration: SoftwareDecoderConfiguration) throws(VTError) {
-        // Frame threads, except in real-time mode and for streams that may code field pictures:
-        // libavcodec 5.1 decoding field pairs on frame threads marks an occasional frame
-        // FF_DECODE_ERROR_CONCEALMENT_ACTIVE although its pixels are exact (a race; on
-        // HCAFF1_HHI one run in two), which would be reported as damage that is not there.
         self.configuration = configuration
-        let sliceThreadsOnly = configuration.realTime || formatDescription.stream.mayBeInterlaced
+        // Frame threads, except in real-time mode, and for streams that may code field pictures
+        // where libavcodec races on field pairs (``LibavcodecVersion/racesOnFieldPairsWithFrameThreads``):
+        // it would report damage that is not there.
+        let sliceThreadsOnly =
+            configuration.realTime
+            || (formatDescription.stream.mayBeInterlaced && LibavcodecVersion.linked.racesOnFieldPairsWithFrameThreads)
         decoder = try LibavcodecContext(
             formatDescription: formatDescription,
             preferredDecoders: formatDescription.codecSupport.preferredSoftwareDecoders
-        ) { context in
-            context.pointee.thread_count = Int32(max(0, configuration.threadCount))
-            // libavcodec refuses a picture past the limit before allocating it (`ff_set_dimensions`,
-            // `ff_get_buffer`: `av_image_check_size2`), a size changed in band included.
-            context.pointee.max_pixels = Int64(configuration.maximumPixels)
-            context.pointee.thread_type =
-                sliceThreadsOnly ? Int32(FF_THREAD_SLICE) : Int32(FF_THREAD_FRAME | FF_THREAD_SLICE)
-            // Real time on a stream that never reorders: each picture leaves the decoder with its
-            // own packet (libdav1d otherwise keeps a frame delay of its own).
-            if configuration.realTime && formatDescription.stream.maxNumReorderFrames == 0 {
-                context.pointee.flags |= Int32(AV_CODEC_FLAG_LOW_DELAY)
-            }
+        ) { (context: DecoderContext) throws(VTError) in
+            // libavcodec refuses a picture past the pixel limit before allocating it
+            // (`ff_set_dimensions`, `ff_get_buffer`: `av_image_check_size2`), a size changed in
+            // band included. Real time on a stream that never reorders: each picture leaves the
+            // decoder with its own packet (libdav1d otherwise keeps a frame delay of its own).
+            context.setThreads(
+                max(0, configuration.threadCount), sliceThreadsOnly ? .slices : .framesAndSlices,
+                maximumPixels: configuration.maximumPixels,
+                lowDelay: configuration.realTime && formatDescription.stream.maxNumReorderFrames == 0)
         }
     }
 
     func decode(_ data: [UInt8], token: Int64) -> DecodeStep {
-        let (pictures, error) = decoder.send(data, token: token, picture: LibavcodecContext.picture)
+        let (pictures, error) = decoder.send(data, token: token, picture: Self.picture(of:))
         return DecodeStep(pictures: pictures, failure: error.map { .sample($0, isDeviceFault: false) })
     }
 
     func drain() -> [DecodedPicture] {
-        decoder.drain(picture: LibavcodecContext.picture)
+        decoder.drain(picture: Self.picture(of:))
+    }
+
+    /// A decoded CPU frame as a picture.
+    private static func picture(of frame: Frame) throws(VTError) -> DecodedPicture {
+        try LibavcodecContext.picture(of: frame)
     }
 
     func reconfigure(for format: VideoFormatDescription) {
@@ -56,5 +57,5 @@ final class SoftwareBackend: DecoderBackend {
     }
 
     /// The threads libavcodec runs: the count asked for, or the one it chose for 0.
-    var decodingThreads: Int { max(1, Int(decoder.context.pointee.thread_count)) }
+    var decodingThreads: Int { max(1, decoder.context.threadCount) }
 }

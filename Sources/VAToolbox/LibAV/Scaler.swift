@@ -1,0 +1,98 @@
+internal import CFFmpeg
+
+/// Converts and scales one frame into another with libswscale, as the `ffmpeg` CLI's automatic
+/// scale filter does: bicubic scaling (`SWS_BICUBIC`), the source's YCbCr matrix (BT.601 when
+/// unspecified) and range, and the destination range the caller names.
+///
+/// Keeps one libswscale context, remade when the sizes, layouts or ranges change. Not
+/// thread-safe: one conversion at a time.
+final class Scaler {
+    private var context: OpaquePointer?
+    /// What ``context`` was made for.
+    private var contextKey: ContextKey?
+
+    /// Creates a scaler; its context is made at the first conversion.
+    init() {}
+
+    deinit { sws_freeContext(context) }
+
+    /// The sizes, layouts and ranges a libswscale context is made for.
+    private struct ContextKey: Equatable {
+        var sourceWidth, sourceHeight: Int32
+        var sourceFormat: Int32
+        var destinationWidth, destinationHeight: Int32
+        var destinationFormat: Int32
+        var sourceFullRange, destinationFullRange: Bool
+    }
+
+    /// A bicubic context with both ranges set before `sws_init_context`, as the ffmpeg CLI's scale
+    /// filter makes it. libswscale picks its unscaled copies (yuv420p ↔ NV12 among them), which
+    /// ignore the range, only when the ranges it is initialised with are equal (libswscale/utils.c,
+    /// `sws_init_context`, its "unscaled special cases"); ranges given afterwards through
+    /// `sws_setColorspaceDetails` alone would leave the range unconverted.
+    private static func makeContext(_ key: ContextKey) -> OpaquePointer? {
+        guard let context = sws_alloc_context() else { return nil }
+        let raw = UnsafeMutableRawPointer(context)
+        let options: [(String, Int64)] = [
+            ("srcw", Int64(key.sourceWidth)), ("srch", Int64(key.sourceHeight)),
+            ("src_format", Int64(key.sourceFormat)), ("dstw", Int64(key.destinationWidth)),
+            ("dsth", Int64(key.destinationHeight)), ("dst_format", Int64(key.destinationFormat)),
+            ("sws_flags", Int64(SWS_BICUBIC)), ("src_range", key.sourceFullRange ? 1 : 0),
+            ("dst_range", key.destinationFullRange ? 1 : 0),
+        ]
+        for (name, value) in options where av_opt_set_int(raw, name, value, 0) < 0 {
+            sws_freeContext(context)
+            return nil
+        }
+        guard sws_init_context(context, nil, nil) >= 0 else {
+            sws_freeContext(context)
+            return nil
+        }
+        return context
+    }
+
+    /// Converts and scales `input` into `output`, a CPU frame whose size says what to make, in
+    /// `outputLayout`; `output` then carries `input`'s colour description, aspect and fields, and
+    /// the range asked for.
+    ///
+    /// - Throws: ``VTError/pixelTransferNotSupported`` when libswscale cannot convert between
+    ///   the layouts or refuses the conversion.
+    func scale(_ input: Frame, into output: Frame, outputLayout: PixelLayout, outputFullRange: Bool) throws(VTError) {
+        let source = input.pointer
+        let destination = output.pointer
+        let sourceFormat = AVPixelFormat(rawValue: source.pointee.format)
+        let destinationFormat = AVPixelFormat(rawValue: outputLayout.rawValue)
+        guard sws_isSupportedInput(sourceFormat) > 0, sws_isSupportedOutput(destinationFormat) > 0 else {
+            throw VTError.pixelTransferNotSupported.with("libswscale cannot convert between these pixel formats")
+        }
+        let sourceFull: Int32 = source.pointee.color_range == AVCOL_RANGE_JPEG ? 1 : 0
+        let key = ContextKey(
+            sourceWidth: source.pointee.width, sourceHeight: source.pointee.height,
+            sourceFormat: sourceFormat.rawValue, destinationWidth: destination.pointee.width,
+            destinationHeight: destination.pointee.height, destinationFormat: destinationFormat.rawValue,
+            sourceFullRange: sourceFull != 0, destinationFullRange: outputFullRange)
+        if key != contextKey {
+            sws_freeContext(context)
+            context = Self.makeContext(key)
+            contextKey = context == nil ? nil : key
+        }
+        guard let context else {
+            throw VTError.pixelTransferNotSupported.with("libswscale refused the conversion")
+        }
+        // The source's matrix (sws_getCoefficients falls back to BT.601 for unspecified values)
+        // and range, as the ffmpeg CLI's scale filter sets them.
+        let matrix = sws_getCoefficients(Int32(source.pointee.colorspace.rawValue))
+        _ = sws_setColorspaceDetails(context, matrix, sourceFull, matrix, outputFullRange ? 1 : 0, 0, 1 << 16, 1 << 16)
+        let status = CFFmpeg_sws_scale_frame(context, source, destination)
+        guard status > 0 else {
+            throw VTError.pixelTransferNotSupported.with("libswscale converted nothing (status \(status))")
+        }
+        destination.pointee.color_range = outputFullRange ? AVCOL_RANGE_JPEG : AVCOL_RANGE_MPEG
+        destination.pointee.colorspace = source.pointee.colorspace
+        destination.pointee.color_primaries = source.pointee.color_primaries
+        destination.pointee.color_trc = source.pointee.color_trc
+        destination.pointee.sample_aspect_ratio = source.pointee.sample_aspect_ratio
+        destination.pointee.interlaced_frame = source.pointee.interlaced_frame
+        destination.pointee.top_field_first = source.pointee.top_field_first
+    }
+}
