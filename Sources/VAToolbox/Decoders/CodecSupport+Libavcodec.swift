@@ -3,10 +3,3 @@ extension CodecSupport {
     /// decodes: the codec FFmpeg names ``ffmpegName``; nil when this libavcodec knows no such codec.
     var libavcodecID: CodecID? { CodecID(name: ffmpegName) }
 }
-
-extension CodecRegistry {
-    /// The support of the codec libavformat reports for a stream.
-    static func support(forLibavcodecID id: CodecID) -> (any CodecSupport)? {
-        id.name.flatMap { support(forFFmpegName: $0) }
-    }
-}

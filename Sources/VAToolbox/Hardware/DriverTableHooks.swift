@@ -63,8 +63,8 @@ final class DriverTableHooks: Sendable {
     private let key: UInt
 
     /// Starts watching a display's driver table.
-    init?(display: VADisplay) {
-        guard let driver = CVAAPI_driver_context(display), let table = driver.pointee.vtable else { return nil }
+    init?(display: Display) {
+        guard let driver = CVAAPI_driver_context(display.handle), let table = driver.pointee.vtable else { return nil }
         key = UInt(bitPattern: driver)
         let entry = Entry(
             begin: table.pointee.vaBeginPicture, end: table.pointee.vaEndPicture, render: table.pointee.vaRenderPicture,
@@ -88,14 +88,14 @@ final class DriverTableHooks: Sendable {
                 return (entries[key]?.begin, forgotten, entries[key]?.destroyBuffer)
             }
             for buffer in forgotten { _ = destroy?(driver, buffer) }
-            guard let begin else { return VA_STATUS_ERROR_OPERATION_FAILED }
+            guard let begin else { return VAStatusCheck.operationFailed }
             return DriverTableHooks.recordFailure(
                 of: begin(driver, context, target), "vaBeginPicture", key: key, context: context)
         }
         table.pointee.vaRenderPicture = { driver, context, buffers, count in
             let key = UInt(bitPattern: driver)
             guard let render = DriverTableHooks.entries.withLock({ $0[key]?.render }) else {
-                return VA_STATUS_ERROR_OPERATION_FAILED
+                return VAStatusCheck.operationFailed
             }
             return DriverTableHooks.recordFailure(
                 of: render(driver, context, buffers, count), "vaRenderPicture", key: key, context: context)
@@ -103,17 +103,17 @@ final class DriverTableHooks: Sendable {
         table.pointee.vaEndPicture = { driver, context in
             let key = UInt(bitPattern: driver)
             guard let end = DriverTableHooks.entries.withLock({ $0[key]?.end }) else {
-                return VA_STATUS_ERROR_OPERATION_FAILED
+                return VAStatusCheck.operationFailed
             }
             return DriverTableHooks.recordFailure(of: end(driver, context), "vaEndPicture", key: key, context: context)
         }
         table.pointee.vaCreateBuffer = { driver, context, type, size, count, data, buffer in
             let key = UInt(bitPattern: driver)
             guard let create = DriverTableHooks.entries.withLock({ $0[key]?.createBuffer }) else {
-                return VA_STATUS_ERROR_OPERATION_FAILED
+                return VAStatusCheck.operationFailed
             }
             var status = create(driver, context, type, size, count, data, buffer)
-            if status != VA_STATUS_SUCCESS {
+            if !VAStatusCheck.succeeded(status) {
                 // libavcodec 5.1 cannot take a failed buffer: it drops what the buffer held (a
                 // slice) and submits the picture without it — silent wrong output — and its AV1
                 // decoder then reads the failed frame's missing state on the next packet
@@ -129,7 +129,7 @@ final class DriverTableHooks: Sendable {
                 }
                 status = create(driver, context, type, size, count, data, buffer)
             }
-            if status == VA_STATUS_SUCCESS, let id = buffer?.pointee {
+            if VAStatusCheck.succeeded(status), let id = buffer?.pointee {
                 DriverTableHooks.entries.withLock { entries in
                     let picture = entries[key]?.pictures[context] ?? 0
                     entries[key]?.buffers[id] = (context, picture)
@@ -143,7 +143,7 @@ final class DriverTableHooks: Sendable {
                 entries[key]?.buffers[buffer] = nil
                 return entries[key]?.destroyBuffer
             }
-            return destroy?(driver, buffer) ?? VA_STATUS_ERROR_OPERATION_FAILED
+            return destroy?(driver, buffer) ?? VAStatusCheck.operationFailed
         }
         table.pointee.vaDestroyContext = { driver, context in
             let key = UInt(bitPattern: driver)
@@ -156,7 +156,7 @@ final class DriverTableHooks: Sendable {
                 return (leftovers, entries[key]?.destroyBuffer, entries[key]?.destroyContext)
             }
             for buffer in leftovers { _ = destroyBuffer?(driver, buffer) }
-            return destroyContext?(driver, context) ?? VA_STATUS_ERROR_OPERATION_FAILED
+            return destroyContext?(driver, context) ?? VAStatusCheck.operationFailed
         }
     }
 
@@ -167,7 +167,7 @@ final class DriverTableHooks: Sendable {
     private static func recordFailure(
         of status: VAStatus, _ call: StaticString, key: UInt, context: VAContextID
     ) -> VAStatus {
-        guard status != VA_STATUS_SUCCESS else { return status }
+        guard !VAStatusCheck.succeeded(status) else { return status }
         let error = VAStatusCheck.error(
             status, call, as: .videoDecoderMalfunction, "the GPU failed to decode the picture")
         let recorded = entries.withLock { entries -> Bool in
@@ -176,7 +176,7 @@ final class DriverTableHooks: Sendable {
             entries[key]?.failures += 1
             return true
         }
-        return recorded ? VA_STATUS_SUCCESS : status
+        return recorded ? VAStatusCheck.success : status
     }
 
     /// Stops recording (the driver table goes away with `vaTerminate`).
@@ -185,7 +185,7 @@ final class DriverTableHooks: Sendable {
     }
 
     /// The failure of the last decode into `surface`, if it failed.
-    func fault(of surface: VASurfaceID) -> VTError? {
+    func fault(of surface: Display.SurfaceID) -> VTError? {
         Self.entries.withLock { $0[key]?.faulted[surface] }
     }
 

@@ -1,13 +1,11 @@
-internal import CVAAPI
-
 /// One decode profile a VA-API driver offers (a `VAProfile` with the `VAEntrypointVLD` entry point).
 public struct HardwareDecodeProfile: Sendable, Hashable, CustomStringConvertible {
     /// The codec.
     public let codec: VideoCodecType
     /// libva's name without its prefix: `"H264High"`, `"HEVCMain10"`.
     public let name: String
-    /// The `VAProfile` value (internal: no C type or value in the public API; ``name`` is libva's).
-    let vaProfile: Int32
+    /// The VA profile (internal: no C value in the public API; ``name`` is libva's).
+    let profile: HardwareProfile
     /// The narrowest picture the driver decodes in this profile (`VASurfaceAttribMinWidth`; 1
     /// when the driver does not say).
     public let minimumWidth: Int
@@ -42,7 +40,7 @@ public struct HardwareCapabilities: Sendable, Hashable {
 
     /// The VA profiles VAToolbox can decode through, and their codec: the rows of
     /// ``VAProfileMap``.
-    static var knownProfiles: [(VAProfile, VideoCodecType)] {
+    static var knownProfiles: [(HardwareProfile, VideoCodecType)] {
         VAProfileMap.rows.map { ($0.profile, $0.codec) }
     }
 
@@ -58,13 +56,13 @@ public struct HardwareCapabilities: Sendable, Hashable {
     /// and can use wins, when it decodes the stream's bit depth in 4:2:0 within its size limits.
     func profile(for format: VideoFormatDescription) -> Result<HardwareDecodeProfile, VTError> {
         let stream = format.stream
-        let wanted: [VAProfile]
+        let wanted: [HardwareProfile]
         switch VAProfileMap.candidates(for: format) {
         case .success(let profiles): wanted = profiles
         case .failure(let error): return .failure(error)
         }
         let bitDepth = max(stream.bitDepthLuma, stream.bitDepthChroma)
-        let candidates = wanted.compactMap { profile in decodeProfiles.first { $0.vaProfile == profile.rawValue } }
+        let candidates = wanted.compactMap { profile in decodeProfiles.first { $0.profile == profile } }
         guard let listed = candidates.first else {
             return .failure(
                 Self.unsupported(
@@ -94,8 +92,48 @@ public struct HardwareCapabilities: Sendable, Hashable {
         return .success(usable)
     }
 
+    /// What the driver on `display` decodes, of the profiles VAToolbox knows (asked once, when
+    /// the display is opened).
+    static func query(_ display: Display) -> HardwareCapabilities {
+        guard let listed = display.listedProfiles() else { return HardwareCapabilities(decodeProfiles: []) }
+        var decodeProfiles: [HardwareDecodeProfile] = []
+        for (profile, codec) in knownProfiles where listed.contains(profile) {
+            guard display.decodes(profile) else { continue }
+            decodeProfiles.append(HardwareDecodeProfile(display, profile, codec))
+        }
+        return HardwareCapabilities(decodeProfiles: decodeProfiles)
+    }
+
     private static func unsupported(_ reason: String) -> VTError {
         VTError.couldNotFindVideoDecoder.with(reason)
+    }
+}
+
+extension HardwareDecodeProfile {
+    /// What the driver on `display` says of `profile`: its formats and size limits, and whether
+    /// a decode configuration can be made.
+    fileprivate init(_ display: Display, _ profile: HardwareProfile, _ codec: VideoCodecType) {
+        let attributes = display.decodeAttributes(profile)
+        let formats = attributes.formats ?? []
+        var maximumWidth = attributes.maximumWidth ?? 0
+        var maximumHeight = attributes.maximumHeight ?? 0
+        var minimumSize = (width: 1, height: 1)
+        var unusable: String?
+        switch display.createConfig(profile) {
+        case .success(let config):
+            let limits = display.surfaceLimits(config)
+            maximumWidth = limits.maximum.width ?? maximumWidth
+            maximumHeight = limits.maximum.height ?? maximumHeight
+            minimumSize = (limits.minimum.width ?? 1, limits.minimum.height ?? 1)
+            display.destroyConfig(config)
+        case .failure(let failure):
+            unusable = "\(failure.cause)"
+        }
+        self.init(
+            codec: codec, name: display.name(of: profile), profile: profile, minimumWidth: minimumSize.width,
+            minimumHeight: minimumSize.height, maximumWidth: maximumWidth, maximumHeight: maximumHeight,
+            decodes8Bit420: formats.contains(.yuv420), decodes10Bit420: formats.contains(.yuv420TenBit),
+            unusableReason: unusable)
     }
 }
 

@@ -1,4 +1,3 @@
-internal import CVAAPI
 import Synchronization
 
 #if canImport(Glibc)
@@ -39,7 +38,7 @@ public final class VADevice: @unchecked Sendable, CustomStringConvertible {
     public let quirks: DriverQuirks
 
     /// The initialised display.
-    let display: VADisplay
+    let display: Display
     /// Failed decodes, by surface.
     let faults: DriverTableHooks?
     /// Images kept for reading surfaces back (`vaGetImage`), by format and size.
@@ -107,7 +106,7 @@ public final class VADevice: @unchecked Sendable, CustomStringConvertible {
         self.vendor = opened.vendor
         self.apiVersion = opened.apiVersion
         self.quirks = DriverQuirks(vendor: opened.vendor)
-        self.capabilities = known ?? Self.queryCapabilities(opened.display)
+        self.capabilities = known ?? HardwareCapabilities.query(opened.display)
         self.faults = DriverTableHooks(display: opened.display)
         self.images = ImageCache(display: opened.display)
         self.decisions = HardwareDecisionRecord(quirks: quirks)
@@ -116,14 +115,14 @@ public final class VADevice: @unchecked Sendable, CustomStringConvertible {
     deinit {
         images.destroyAll()
         faults?.detach()
-        vaTerminate(display)
+        display.terminate()
         close(fd)
     }
 
     /// An initialised display on `fd`, choosing the driver where libva would choose wrongly and
     /// setting the nvidia driver's back end when the caller did not.
     private static func initialize(fd: Int32, node: RenderNode) throws(VTError) -> (
-        display: VADisplay, messages: VAMessageLog, vendor: String, apiVersion: String
+        display: Display, messages: VAMessageLog, vendor: String, apiVersion: String
     ) {
         let callerChoseBackend = getenv("NVD_BACKEND") != nil
         let driverOverride = DriverLoading.driverName(
@@ -137,40 +136,41 @@ public final class VADevice: @unchecked Sendable, CustomStringConvertible {
         var attempt = 0
         while true {
             attempt += 1
-            guard let display = vaGetDisplayDRM(fd) else {
+            guard let display = Display.open(drm: fd) else {
                 close(fd)
                 throw VTError.couldNotFindVideoDecoder.with(
                     "libva does not accept \(node.path) as a DRM render node",
                     hint: "pass a /dev/dri/renderD* node, not a card node")
             }
             let messages = VAMessageLog()
-            messages.attach(to: display)
+            display.routeMessages(to: messages, keepingInfo: EnvironmentVariable.vaLog.isOn)
             if let driverOverride {
-                _ = driverOverride.withCString { vaSetDriverName(display, UnsafeMutablePointer(mutating: $0)) }
+                display.setDriverName(driverOverride)
             }
-            var major: Int32 = 0
-            var minor: Int32 = 0
-            let status = vaInitialize(display, &major, &minor)
-            guard status == CVAAPI_STATUS_SUCCESS else {
+            let version: (major: Int32, minor: Int32)
+            switch display.initialize() {
+            case .success(let initialized):
+                version = initialized
+            case .failure(let failure):
                 let said = messages.drain().joined(separator: "; ")
-                vaTerminate(display)
+                display.terminate()
                 close(fd)
                 let driver = getenv("LIBVA_DRIVER_NAME").map { " '\(String(cString: $0))'" } ?? ""
                 throw VTError.couldNotFindVideoDecoder.with(
                     "no VA-API driver\(driver) could be loaded for \(node)" + (said.isEmpty ? "" : " (libva: \(said))"),
-                    cause: VAStatusCheck.cause(status, "vaInitialize"),
+                    cause: failure.cause,
                     hint: DriverLoading.installHint(kernelDriver: node.kernelDriver))
             }
-            let vendor = vaQueryVendorString(display).map { String(cString: $0) } ?? "unknown"
+            let vendor = display.vendor ?? "unknown"
             // nvidia-vaapi-driver reads NVD_BACKEND when it loads; a driver that came up on its EGL
             // back end (which cannot export on current NVIDIA drivers) is loaded again on the
             // direct one, unless the caller chose.
             if attempt == 1, !callerChoseBackend, DriverLoading.isNVIDIAEGLBackend(vendor: vendor) {
                 DriverLoading.defaultNVIDIABackend()
-                vaTerminate(display)
+                display.terminate()
                 continue
             }
-            return (display, messages, vendor, "\(major).\(minor)")
+            return (display, messages, vendor, "\(version.major).\(version.minor)")
         }
     }
 
@@ -183,146 +183,18 @@ public final class VADevice: @unchecked Sendable, CustomStringConvertible {
     ///
     /// - Parameter tenBit: Whether the stream has 10-bit samples (P010 surfaces).
     func probeDecoder(_ profile: HardwareDecodeProfile, width: Int, height: Int, tenBit: Bool) throws(VTError) {
-        var config = VAConfigID(CVAAPI_INVALID_ID)
-        try VAStatusCheck.check(
-            vaCreateConfig(display, VAProfile(rawValue: profile.vaProfile), VAEntrypointVLD, nil, 0, &config),
-            "vaCreateConfig", as: .couldNotFindVideoDecoder, "the driver cannot create a \(profile.name) decoder")
-        defer { vaDestroyConfig(display, config) }
+        let config = try display.createConfig(profile.profile).get(
+            as: .couldNotFindVideoDecoder, "the driver cannot create a \(profile.name) decoder")
+        defer { display.destroyConfig(config) }
         // One render target: some drivers size their decoder from the targets a context gets.
-        var surface = VASurfaceID(CVAAPI_INVALID_ID)
-        try VAStatusCheck.check(
-            vaCreateSurfaces(
-                display, tenBit ? CVAAPI_RT_FORMAT_YUV420_10 : CVAAPI_RT_FORMAT_YUV420, UInt32(width), UInt32(height),
-                &surface, 1, nil, 0),
-            "vaCreateSurfaces", as: .couldNotFindVideoDecoder,
-            "the driver cannot create a \(width)x\(height) surface for \(profile.name)")
-        defer { vaDestroySurfaces(display, &surface, 1) }
-        var context = VAContextID(CVAAPI_INVALID_ID)
-        try VAStatusCheck.check(
-            vaCreateContext(display, config, Int32(width), Int32(height), Int32(VA_PROGRESSIVE), &surface, 1, &context),
-            "vaCreateContext", as: .couldNotFindVideoDecoder,
+        let surfaces = try display.createSurfaces(
+            tenBit ? .p010 : .nv12, width: width, height: height, count: 1, fixingPixelFormat: false
+        ).get(
+            as: .couldNotFindVideoDecoder, "the driver cannot create a \(width)x\(height) surface for \(profile.name)")
+        defer { display.destroySurfaces(surfaces) }
+        let context = try display.createContext(config, width: width, height: height, targets: surfaces).get(
+            as: .couldNotFindVideoDecoder,
             "the driver cannot create a \(width)x\(height) \(profile.name) decoding context")
-        vaDestroyContext(display, context)
-    }
-
-    private static func queryCapabilities(_ display: VADisplay) -> HardwareCapabilities {
-        var profiles = [VAProfile](repeating: VAProfileNone, count: Int(max(1, vaMaxNumProfiles(display))))
-        var count: Int32 = 0
-        guard vaQueryConfigProfiles(display, &profiles, &count) == CVAAPI_STATUS_SUCCESS else {
-            return HardwareCapabilities(decodeProfiles: [])
-        }
-        let offered = Set(profiles.prefix(Int(count)).map(\.rawValue))
-        var decodeProfiles: [HardwareDecodeProfile] = []
-        for (profile, codec) in HardwareCapabilities.knownProfiles where offered.contains(profile.rawValue) {
-            guard decodes(display, profile) else { continue }
-            decodeProfiles.append(describe(display, profile, codec))
-        }
-        return HardwareCapabilities(decodeProfiles: decodeProfiles)
-    }
-
-    /// Whether the profile has the VLD (bitstream decoding) entry point.
-    private static func decodes(_ display: VADisplay, _ profile: VAProfile) -> Bool {
-        var entrypoints = [VAEntrypoint](repeating: VAEntrypoint(0), count: Int(max(1, vaMaxNumEntrypoints(display))))
-        var count: Int32 = 0
-        guard vaQueryConfigEntrypoints(display, profile, &entrypoints, &count) == CVAAPI_STATUS_SUCCESS else {
-            return false
-        }
-        return entrypoints.prefix(Int(count)).contains(VAEntrypointVLD)
-    }
-
-    private static func describe(_ display: VADisplay, _ profile: VAProfile, _ codec: VideoCodecType)
-        -> HardwareDecodeProfile
-    {
-        let name = vaProfileStr(profile).map { String(String(cString: $0).dropFirst("VAProfile".count)) } ?? "?"
-        var attributes = [VAConfigAttribRTFormat, VAConfigAttribMaxPictureWidth, VAConfigAttribMaxPictureHeight].map {
-            VAConfigAttrib(type: $0, value: CVAAPI_ATTRIB_NOT_SUPPORTED)
-        }
-        _ = vaGetConfigAttributes(display, profile, VAEntrypointVLD, &attributes, Int32(attributes.count))
-        let known = { (value: UInt32) -> Int? in value == CVAAPI_ATTRIB_NOT_SUPPORTED ? nil : Int(value) }
-        let rtFormats = known(attributes[0].value) ?? 0
-        var maximumWidth = known(attributes[1].value) ?? 0
-        var maximumHeight = known(attributes[2].value) ?? 0
-        var minimumSize = (width: 1, height: 1)
-        var unusable: String?
-        var config = VAConfigID(CVAAPI_INVALID_ID)
-        let status = vaCreateConfig(display, profile, VAEntrypointVLD, nil, 0, &config)
-        if status == CVAAPI_STATUS_SUCCESS {
-            let limits = surfaceLimits(display, config)
-            maximumWidth = limits.maximum.width ?? maximumWidth
-            maximumHeight = limits.maximum.height ?? maximumHeight
-            minimumSize = (limits.minimum.width ?? 1, limits.minimum.height ?? 1)
-            vaDestroyConfig(display, config)
-        } else {
-            unusable = "\(VAStatusCheck.cause(status, "vaCreateConfig"))"
-        }
-        return HardwareDecodeProfile(
-            codec: codec, name: name, vaProfile: profile.rawValue, minimumWidth: minimumSize.width,
-            minimumHeight: minimumSize.height, maximumWidth: maximumWidth, maximumHeight: maximumHeight,
-            decodes8Bit420: rtFormats & Int(CVAAPI_RT_FORMAT_YUV420) != 0,
-            decodes10Bit420: rtFormats & Int(CVAAPI_RT_FORMAT_YUV420_10) != 0, unusableReason: unusable)
-    }
-
-    /// The smallest and largest surfaces a decode configuration accepts (`vaQuerySurfaceAttributes`;
-    /// each nil where the driver does not say).
-    private static func surfaceLimits(_ display: VADisplay, _ config: VAConfigID) -> (
-        minimum: (width: Int?, height: Int?), maximum: (width: Int?, height: Int?)
-    ) {
-        var count: UInt32 = 0
-        guard vaQuerySurfaceAttributes(display, config, nil, &count) == CVAAPI_STATUS_SUCCESS, count > 0 else {
-            return ((nil, nil), (nil, nil))
-        }
-        var attributes = [VASurfaceAttrib](repeating: VASurfaceAttrib(), count: Int(count))
-        guard vaQuerySurfaceAttributes(display, config, &attributes, &count) == CVAAPI_STATUS_SUCCESS else {
-            return ((nil, nil), (nil, nil))
-        }
-        var values: [Int32: Int] = [:]
-        for attribute in attributes.prefix(Int(count))
-        where attribute.value.type.rawValue == CVAAPI_GENERIC_VALUE_INTEGER {
-            values[Int32(attribute.type.rawValue)] = Int(attribute.value.value.i)
-        }
-        return (
-            (values[CVAAPI_SURFACE_ATTRIB_MIN_WIDTH], values[CVAAPI_SURFACE_ATTRIB_MIN_HEIGHT]),
-            (values[CVAAPI_SURFACE_ATTRIB_MAX_WIDTH], values[CVAAPI_SURFACE_ATTRIB_MAX_HEIGHT])
-        )
-    }
-}
-
-/// Collects libva's messages for one display instead of letting libva print them to standard
-/// error, so that a failure can quote them (`vaSetErrorCallback`, `vaSetInfoCallback`).
-final class VAMessageLog: Sendable {
-    private let lines = Mutex<[String]>([])
-
-    /// Routes the display's error messages here and drops its informational ones ("VA-API
-    /// version …", "Trying to open …"), unless `VATOOLBOX_VA_LOG` is on.
-    func attach(to display: VADisplay) {
-        let context = Unmanaged.passUnretained(self).toOpaque()
-        vaSetErrorCallback(
-            display,
-            { context, message in
-                guard let context, let message else { return }
-                let log = Unmanaged<VAMessageLog>.fromOpaque(context).takeUnretainedValue()
-                let text = String(cString: message).trimmingTrailingNewlines
-                log.lines.withLock { $0 = Array(($0 + [text]).suffix(16)) }
-            }, context)
-        if !EnvironmentVariable.vaLog.isOn {
-            vaSetInfoCallback(display, nil, nil)
-        }
-    }
-
-    /// The messages since the last call.
-    func drain() -> [String] {
-        lines.withLock { lines in
-            defer { lines.removeAll() }
-            return lines
-        }
-    }
-}
-
-extension String {
-    /// The string without the newlines at its end.
-    var trimmingTrailingNewlines: String {
-        var text = Substring(self)
-        while text.last == "\n" || text.last == "\r" { text = text.dropLast() }
-        return String(text)
+        display.destroyContext(context)
     }
 }

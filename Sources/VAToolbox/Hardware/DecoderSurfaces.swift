@@ -1,5 +1,4 @@
 internal import CFFmpeg
-internal import CVAAPI
 import Synchronization
 
 /// The VA surfaces of one decoder's frames context, created and owned here rather than by
@@ -19,18 +18,18 @@ import Synchronization
 final class DecoderSurfaces: @unchecked Sendable {
     /// Keeps the display alive until the last surface is destroyed.
     private let device: VADevice
-    private let surfaces: [VASurfaceID]
+    private let surfaces: [Display.SurfaceID]
     /// How many of `surfaces` the pool has taken (it takes each once, when it first runs dry).
     private let taken = Mutex(0)
     /// The pool's address (`AVBufferPool *`, as a bit pattern: a pointer is not `Sendable`); 0
     /// before it is made and once it is released.
     private let pool = Mutex<UInt>(0)
 
-    /// Surfaces of the formats VA-API decodes to, by the software format libavcodec asks for:
-    /// the render-target format and the surface FourCC (`hwcontext_vaapi.c`'s `vaapi_format_map`).
-    private static let formats: [Int32: (renderTarget: UInt32, fourCC: UInt32)] = [
-        AV_PIX_FMT_NV12.rawValue: (CVAAPI_RT_FORMAT_YUV420, CVAAPI_FOURCC_NV12),
-        AV_PIX_FMT_P010LE.rawValue: (CVAAPI_RT_FORMAT_YUV420_10, CVAAPI_FOURCC_P010),
+    /// Surfaces of the formats VA-API decodes to, by the software format libavcodec asks for
+    /// (`hwcontext_vaapi.c`'s `vaapi_format_map`).
+    private static let formats: [Int32: SurfaceFormat] = [
+        AV_PIX_FMT_NV12.rawValue: .nv12,
+        AV_PIX_FMT_P010LE.rawValue: .p010,
     ]
 
     /// Creates the frames context's surfaces (`initial_pool_size` of its size and software
@@ -48,20 +47,18 @@ final class DecoderSurfaces: @unchecked Sendable {
             return nil
         }
         let count = Int(frames.pointee.initial_pool_size)
-        var surfaces = [VASurfaceID](repeating: VASurfaceID(CVAAPI_INVALID_ID), count: count)
         let (width, height) = (frames.pointee.width, frames.pointee.height)
-        try VAStatusCheck.check(
-            CVAAPI_create_surfaces(
-                device.display, format.renderTarget, UInt32(width), UInt32(height), &surfaces, UInt32(count),
-                format.fourCC),
-            "vaCreateSurfaces", as: .couldNotFindVideoDecoder,
+        let surfaces = try device.display.createSurfaces(
+            format, width: Int(width), height: Int(height), count: count, fixingPixelFormat: true
+        ).get(
+            as: .couldNotFindVideoDecoder,
             "the driver cannot create \(count) \(width)x\(height) surfaces for the decoder")
         let owner = DecoderSurfaces(device: device, surfaces: surfaces)
         try owner.attach(to: frames)
         return owner
     }
 
-    private init(device: VADevice, surfaces: [VASurfaceID]) {
+    private init(device: VADevice, surfaces: [Display.SurfaceID]) {
         self.device = device
         self.surfaces = surfaces
     }
@@ -76,7 +73,7 @@ final class DecoderSurfaces: @unchecked Sendable {
         let poolOwner = Unmanaged.passRetained(self)
         guard status >= 0,
             let created = av_buffer_pool_init2(
-                MemoryLayout<VASurfaceID>.size, poolOwner.toOpaque(),
+                MemoryLayout<Display.SurfaceID>.size, poolOwner.toOpaque(),
                 { opaque, _ in
                     guard let opaque else { return nil }
                     return Unmanaged<DecoderSurfaces>.fromOpaque(opaque).takeUnretainedValue().nextSurface()
@@ -86,8 +83,7 @@ final class DecoderSurfaces: @unchecked Sendable {
                 })
         else {
             poolOwner.release()
-            var ids = surfaces
-            vaDestroySurfaces(device.display, &ids, Int32(ids.count))
+            device.display.destroySurfaces(surfaces)
             throw VTError.allocationFailed.with("allocating the decoder's surface pool")
         }
         pool.withLock { $0 = UInt(bitPattern: created) }
@@ -114,13 +110,12 @@ final class DecoderSurfaces: @unchecked Sendable {
         }
         guard let index else { return nil }
         return av_buffer_create(
-            UnsafeMutablePointer(bitPattern: UInt(surfaces[index])), MemoryLayout<VASurfaceID>.size,
+            UnsafeMutablePointer(bitPattern: UInt(surfaces[index])), MemoryLayout<Display.SurfaceID>.size,
             { opaque, data in
                 guard let opaque else { return }
                 // Unretained: the pool's own reference outlives every surface it holds.
                 let owner = Unmanaged<DecoderSurfaces>.fromOpaque(opaque).takeUnretainedValue()
-                var surface = VASurfaceID(UInt(bitPattern: data))
-                vaDestroySurfaces(owner.device.display, &surface, 1)
+                owner.device.display.destroySurfaces([Display.SurfaceID(UInt(bitPattern: data))])
             }, Unmanaged.passUnretained(self).toOpaque(), Int32(AV_BUFFER_FLAG_READONLY))
     }
 

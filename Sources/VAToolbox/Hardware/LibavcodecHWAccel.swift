@@ -1,0 +1,205 @@
+internal import CFFmpeg
+
+/// libavcodec's VA-API hwaccel on a ``VADevice``: the bridge between libavcodec's decoder and our
+/// display, so that the back end above speaks Swift.
+///
+/// - ``configure(_:)`` sets a libavcodec context up before it opens: an `AVHWDeviceContext`
+///   wrapping the device's own display (libavutil does not own it; the device context's free
+///   hook releases the ``VADevice``, so the display is terminated only after the last surface of
+///   the last frames context is gone), this object as the `get_format` answer, one thread.
+/// - At the first picture, and at each new stream configuration, libavcodec asks `get_format`:
+///   the answer is VA-API surfaces from a pool sized here (``SurfacePool``: libavcodec's
+///   references, its reorder depth, the application's pictures and those waiting for the GPU,
+///   within the driver's surface limit), created and owned by ``DecoderSurfaces``.
+/// - ``examine(_:)`` says what a decoded frame holds: a surface to hand out, or a picture the
+///   driver failed.
+///
+/// Not thread-safe: it lives on the session's queue with its decoder, and libavcodec calls
+/// `get_format` from inside `avcodec_send_packet`, on that queue.
+final class LibavcodecHWAccel {
+    private let device: VADevice
+    private let extraSurfaces: Int
+    private let waitingSurfaces: Int
+    private let allowance: SurfaceAllowance
+    private let maximumPixels: Int
+    private let allowsProfileMismatch: Bool
+    /// The surfaces of every frames context made so far (a new stream configuration makes another).
+    private var surfaceSets: [DecoderSurfaces] = []
+    /// Why the hwaccel could not start; nil while it works.
+    private(set) var failure: VTError?
+    /// The pool made at the last `get_format` call, for diagnostics.
+    private(set) var pool: SurfacePool?
+    /// The size of the surfaces made at the last `get_format` call; nil before the first.
+    private(set) var surfaceSize: VideoDimensions?
+
+    /// - Parameters:
+    ///   - device: The display to decode on; its driver's surface limit bounds the pool, and the
+    ///     pool is recorded in its ``HardwareDecisionRecord``.
+    ///   - extraSurfaces: Surfaces for the pictures the application may hold.
+    ///   - waitingSurfaces: Surfaces for the pictures the back end keeps until the GPU has
+    ///     finished them.
+    ///   - allowance: Told how many surfaces the application may hold once the pool is made.
+    ///   - maximumPixels: The most pixels libavcodec may allocate a picture of (`max_pixels`).
+    ///   - allowsProfileMismatch: Whether the VA profile contains the stream's rather than being
+    ///     it (`AV_HWACCEL_FLAG_ALLOW_PROFILE_MISMATCH`).
+    init(
+        device: VADevice, extraSurfaces: Int, waitingSurfaces: Int, allowance: SurfaceAllowance, maximumPixels: Int,
+        allowsProfileMismatch: Bool
+    ) {
+        self.device = device
+        self.extraSurfaces = extraSurfaces
+        self.waitingSurfaces = waitingSurfaces
+        self.allowance = allowance
+        self.maximumPixels = maximumPixels
+        self.allowsProfileMismatch = allowsProfileMismatch
+    }
+
+    /// Sets a libavcodec context up for the hwaccel on this device, before it opens.
+    ///
+    /// - Throws: ``VTError/couldNotCreateInstance`` when libavutil refuses the display.
+    func configure(_ decoder: DecoderContext) throws(VTError) {
+        let context = decoder.pointer
+        var status: Int32 = 0
+        // The device context keeps the VADevice alive until libavutil lets go of it, after the
+        // last surface of the last frames context is gone.
+        let owner = Unmanaged.passRetained(device).toOpaque()
+        guard
+            let hardware = CFFmpeg_vaapi_device_create(
+                device.display.handle,
+                { opaque in if let opaque { Unmanaged<VADevice>.fromOpaque(opaque).release() } }, owner, &status)
+        else {
+            Unmanaged<VADevice>.fromOpaque(owner).release()
+            throw FFmpegStatus.error(status, "av_hwdevice_ctx_init", "wrapping the VA display for libavcodec")
+                .replacingStatus(with: .couldNotCreateInstance)
+        }
+        context.pointee.hw_device_ctx = hardware
+        context.pointee.opaque = Unmanaged.passUnretained(self).toOpaque()
+        context.pointee.get_format = { context, formats in
+            guard let context, let formats, let opaque = context.pointee.opaque else { return AV_PIX_FMT_NONE }
+            return Unmanaged<LibavcodecHWAccel>.fromOpaque(opaque).takeUnretainedValue().choose(context, formats)
+        }
+        // The GPU does the work; one thread keeps every driver call on the session's queue.
+        context.pointee.thread_count = 1
+        context.pointee.max_pixels = Int64(maximumPixels)
+        if allowsProfileMismatch {
+            context.pointee.hwaccel_flags |= Int32(AV_HWACCEL_FLAG_ALLOW_PROFILE_MISMATCH)
+        }
+    }
+
+    /// Frees every surface no picture holds any more (``DecoderSurfaces/releaseIdleSurfaces()``):
+    /// call once libavcodec is closed.
+    func releaseIdleSurfaces() {
+        for surfaces in surfaceSets { surfaces.releaseIdleSurfaces() }
+        surfaceSets.removeAll()
+    }
+
+    /// Picks `AV_PIX_FMT_VAAPI` and installs a frames context with room for libavcodec's
+    /// references plus the application's pictures; `AV_PIX_FMT_NONE` when libavcodec no longer
+    /// offers VA-API (its hwaccel failed to start) or the pool cannot be made.
+    private func choose(
+        _ context: UnsafeMutablePointer<AVCodecContext>, _ formats: UnsafePointer<AVPixelFormat>
+    ) -> AVPixelFormat {
+        var offered: [AVPixelFormat] = []
+        var cursor = formats
+        while cursor.pointee != AV_PIX_FMT_NONE {
+            offered.append(cursor.pointee)
+            cursor += 1
+        }
+        guard offered.contains(AV_PIX_FMT_VAAPI) else {
+            failure = VTError.couldNotFindVideoDecoder.with(
+                "libavcodec's VA-API hwaccel could not start for this stream (the driver refused the decode "
+                    + "configuration or context)")
+            return AV_PIX_FMT_NONE
+        }
+        var frames: UnsafeMutablePointer<AVBufferRef>?
+        var status = avcodec_get_hw_frames_parameters(context, context.pointee.hw_device_ctx, AV_PIX_FMT_VAAPI, &frames)
+        guard status >= 0, let frames else {
+            failure = FFmpegStatus.error(
+                status, "avcodec_get_hw_frames_parameters", "the driver cannot decode this stream's size or profile"
+            )
+            .replacingStatus(with: .couldNotFindVideoDecoder)
+            return AV_PIX_FMT_NONE
+        }
+        let parameters = UnsafeMutableRawPointer(frames.pointee.data).assumingMemoryBound(to: AVHWFramesContext.self)
+        let renderTargetLimit = device.quirks.renderTargetLimit
+        guard
+            let pool = SurfacePool(
+                libavcodecSurfaces: Int(parameters.pointee.initial_pool_size),
+                references: Int(context.pointee.refs), reorderDepth: Int(context.pointee.has_b_frames),
+                spares: extraSurfaces + waitingSurfaces, limit: renderTargetLimit)
+        else {
+            var unwanted: UnsafeMutablePointer<AVBufferRef>? = frames
+            av_buffer_unref(&unwanted)
+            failure = VTError.couldNotFindVideoDecoder.with(
+                "the stream needs more surfaces (\(1 + Int(context.pointee.refs) + Int(context.pointee.has_b_frames))) "
+                    + "than the VA driver lets a decoder use (\(renderTargetLimit ?? 0))")
+            return AV_PIX_FMT_NONE
+        }
+        parameters.pointee.initial_pool_size = Int32(pool.size)
+        allowance.spareSurfaces = max(0, pool.spares - waitingSurfaces)
+        self.pool = pool
+        device.decisions.record(pool)
+        do throws(VTError) {
+            if let surfaces = try DecoderSurfaces.install(on: parameters, device: device) {
+                surfaceSets.append(surfaces)
+            }
+        } catch {
+            var unwanted: UnsafeMutablePointer<AVBufferRef>? = frames
+            av_buffer_unref(&unwanted)
+            failure = error
+            return AV_PIX_FMT_NONE
+        }
+        status = av_hwframe_ctx_init(frames)
+        guard status >= 0 else {
+            var unwanted: UnsafeMutablePointer<AVBufferRef>? = frames
+            av_buffer_unref(&unwanted)
+            failure = FFmpegStatus.error(status, "av_hwframe_ctx_init", "allocating the VA surface pool")
+                .replacingStatus(with: .couldNotFindVideoDecoder)
+            return AV_PIX_FMT_NONE
+        }
+        av_buffer_unref(&context.pointee.hw_frames_ctx)
+        context.pointee.hw_frames_ctx = frames
+        surfaceSize = VideoDimensions(width: parameters.pointee.width, height: parameters.pointee.height)
+        failure = nil
+        return AV_PIX_FMT_VAAPI
+    }
+
+    /// What a decoded frame holds: a picture in CPU memory (libavcodec decoded it without the
+    /// hwaccel), a surface to hand out, or a picture that cannot be handed out.
+    enum DecodedFrame {
+        /// A picture in CPU memory.
+        case software
+        /// A decoded surface.
+        case surface
+        /// A picture the device failed, `error` (a device fault); the frame has been unreferenced.
+        case failed(token: Int64, error: VTError)
+    }
+
+    /// What the frame `lent`, just returned by libavcodec, holds. A surface picture is failed when it is
+    /// larger than its surface (libavcodec decoded a new size into surfaces it did not renew:
+    /// its planes would run past the surface) or when the driver failed its decode
+    /// (``DriverTableHooks``).
+    func examine(_ lent: Frame) -> DecodedFrame {
+        let frame = lent.pointer
+        guard lent.isSurface else { return .software }
+        let surface = SurfaceFrame.surface(of: frame)
+        var surfaceWidth: Int32 = 0
+        var surfaceHeight: Int32 = 0
+        CFFmpeg_frame_hw_size(frame, &surfaceWidth, &surfaceHeight)
+        if frame.pointee.width > surfaceWidth || frame.pointee.height > surfaceHeight {
+            let token = frame.pointee.pts
+            let size = "\(frame.pointee.width)x\(frame.pointee.height)"
+            av_frame_unref(frame)
+            return .failed(
+                token: token,
+                error: VTError.videoDecoderMalfunction.with(
+                    "the \(size) picture was decoded into a \(surfaceWidth)x\(surfaceHeight) surface"))
+        }
+        if let fault = device.faults?.fault(of: surface) {
+            let token = frame.pointee.pts
+            av_frame_unref(frame)
+            return .failed(token: token, error: fault)
+        }
+        return .surface
+    }
+}
