@@ -1,6 +1,3 @@
-internal import CFFmpeg
-internal import CVAAPI
-
 /// The C libraries VAToolbox runs on, with their versions — what a bug report needs.
 public enum LinkedLibraries {
     /// One library and its version.
@@ -19,19 +16,7 @@ public enum LinkedLibraries {
 
     /// The libraries, FFmpeg's first.
     public static var all: [Library] {
-        [
-            Library(name: "libavcodec", version: dotted(avcodec_version()), isRuntimeVersion: true),
-            Library(name: "libavformat", version: dotted(avformat_version()), isRuntimeVersion: true),
-            Library(name: "libavutil", version: dotted(avutil_version()), isRuntimeVersion: true),
-            Library(name: "libswscale", version: dotted(swscale_version()), isRuntimeVersion: true),
-            Library(
-                name: "libva", version: "\(CVAAPI_MAJOR_VERSION).\(CVAAPI_MINOR_VERSION).\(CVAAPI_MICRO_VERSION)",
-                isRuntimeVersion: false),
-        ]
-    }
-
-    /// FFmpeg packs versions as `major << 16 | minor << 8 | micro` (`AV_VERSION_INT`).
-    private static func dotted(_ packed: UInt32) -> String {
-        "\(packed >> 16).\((packed >> 8) & 0xFF).\(packed & 0xFF)"
+        LibavLibraries.versions.map { Library(name: $0.name, version: $0.version, isRuntimeVersion: true) }
+            + [Library(name: "libva", version: Display.headerVersion, isRuntimeVersion: false)]
     }
 }

@@ -20,6 +20,10 @@ struct Display: @unchecked Sendable {
     /// The `VADisplay`.
     let handle: UnsafeMutableRawPointer
 
+    /// The version of the libva headers the package was built against, `"major.minor.micro"`
+    /// (libva has no run-time query without a display).
+    static let headerVersion = "\(CVAAPI_MAJOR_VERSION).\(CVAAPI_MINOR_VERSION).\(CVAAPI_MICRO_VERSION)"
+
     /// The display at `handle` (one libavutil's device context wraps, for example).
     init(handle: UnsafeMutableRawPointer) {
         self.handle = handle

@@ -18,6 +18,21 @@ struct CodecID: Hashable, Sendable {
     var name: String? { avcodec_get_name(id).map { String(cString: $0) } }
 }
 
+/// The FFmpeg libraries loaded at run time, FFmpeg's order, with their versions as
+/// `"major.minor.micro"` (each packed as `AV_VERSION_INT`: major << 16 | minor << 8 | micro).
+enum LibavLibraries {
+    static var versions: [(name: String, version: String)] {
+        [
+            ("libavcodec", dotted(avcodec_version())), ("libavformat", dotted(avformat_version())),
+            ("libavutil", dotted(avutil_version())), ("libswscale", dotted(swscale_version())),
+        ]
+    }
+
+    private static func dotted(_ packed: UInt32) -> String {
+        "\(packed >> 16).\((packed >> 8) & 0xFF).\(packed & 0xFF)"
+    }
+}
+
 /// The libavcodec linked at run time (`avcodec_version()`), and the workarounds that depend on it.
 ///
 /// Each workaround of a libavcodec fault is keyed on a named predicate here, so that the version

@@ -1,4 +1,3 @@
-internal import CFFmpeg
 import Synchronization
 
 /// The messages FFmpeg's libraries (libavformat, libavcodec, libavutil) log while VAToolbox reads
@@ -162,7 +161,7 @@ public enum LibavLog {
     /// and decoders' own messages are still kept for their errors and damaged pictures, and a
     /// handler set with ``setHandler(upTo:unclaimed:_:)`` still receives what it asks for.
     public static func silenceDefaultCallback() {
-        av_log_set_level(AV_LOG_QUIET)
+        LibavLogRouter.silenceDefaultCallback()
     }
 
     /// Runs `body` so that the readers and decoders it opens carry `label` in their messages'

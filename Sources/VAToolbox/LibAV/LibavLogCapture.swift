@@ -1,4 +1,3 @@
-internal import CFFmpeg
 import Synchronization
 
 #if canImport(Glibc)

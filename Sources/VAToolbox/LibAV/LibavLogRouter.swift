@@ -189,3 +189,10 @@ private func libavLogCallback(
 ) {
     LibavLogRouter.route(context, level, format, arguments)
 }
+
+extension LibavLogRouter {
+    /// Silences libav's default callback, process-wide (`av_log_set_level(AV_LOG_QUIET)`).
+    static func silenceDefaultCallback() {
+        av_log_set_level(AV_LOG_QUIET)
+    }
+}
