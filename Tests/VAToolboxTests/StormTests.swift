@@ -64,9 +64,10 @@ struct StormTests {
         let deadline = started + .milliseconds(Int(duration * 1000))
 
         DispatchQueue.concurrentPerform(iterations: Self.sessionCount) { worker in
-            var random = SplitMix64(seed: UInt64(worker) &+ 0x5EED)
+            var random = SeededGenerator(seed: UInt64(worker) &+ 0x5EED)
             while DispatchTime.now() < deadline {
-                Self.runSession(on: streams[random.below(streams.count)], random: &random, totals: totals)
+                let stream = streams[Self.below(streams.count, &random)]
+                Self.runSession(on: stream, random: &random, totals: totals)
             }
         }
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9
@@ -98,14 +99,14 @@ struct StormTests {
 
     /// One session on one stream: decoded to its end, or cut short by an invalidation from
     /// another thread; finishes from other threads on the way.
-    static func runSession(on samples: [SampleBuffer], random: inout SplitMix64, totals: Tally) {
+    static func runSession(on samples: [SampleBuffer], random: inout SeededGenerator, totals: Tally) {
         let answers = Mutex<[Int: Int]>([:])
         let closed = Mutex(false)
         let late = Atomic<Int>(0)
         let errors = Atomic<Int>(0)
         let specification = DecoderSpecification(
-            hardwareAcceleration: random.below(4) == 0 ? .required : .preferred, renderNodePath: "/dev/null",
-            threadCount: 1, maximumConsecutiveHardwareFaults: 1 + random.below(3))
+            hardwareAcceleration: Self.below(4, &random) == 0 ? .required : .preferred, renderNodePath: "/dev/null",
+            threadCount: 1, maximumConsecutiveHardwareFaults: 1 + Self.below(3, &random))
         let session: DecompressionSession
         do {
             session = try DecompressionSession(
@@ -124,7 +125,7 @@ struct StormTests {
             return
         }
         let others = DispatchGroup()
-        let invalidateAt = random.below(5) == 0 ? random.below(samples.count) : nil
+        let invalidateAt = Self.below(5, &random) == 0 ? Self.below(samples.count, &random) : nil
         var accepted: [Int] = []
         var finishes = 0
         for (index, sample) in samples.enumerated() {
@@ -134,11 +135,11 @@ struct StormTests {
                     closed.withLock { $0 = true }
                 }
             }
-            if random.below(16) == 0 {
+            if Self.below(16, &random) == 0 {
                 finishes += 1
                 DispatchQueue.global().async(group: others) { try? session.finishDelayedFrames() }
             }
-            let flags: DecodeFrameFlags = random.below(2) == 0 ? .enableAsynchronousDecompression : []
+            let flags: DecodeFrameFlags = Self.below(2, &random) == 0 ? .enableAsynchronousDecompression : []
             // A frame decodeFrame throws for was not accepted, and gets no output.
             if (try? session.decodeFrame(sample, flags: flags, frameRefcon: index)) != nil { accepted.append(index) }
         }
@@ -180,18 +181,9 @@ struct StormTests {
         (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? -1
     }
 
-    /// A small deterministic generator, one per worker.
-    struct SplitMix64 {
-        var state: UInt64
-        init(seed: UInt64) { state = seed }
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-        mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(max(1, bound))) }
+    /// A number in `0..<bound` from a worker's generator.
+    static func below(_ bound: Int, _ random: inout SeededGenerator) -> Int {
+        Int.random(in: 0..<max(1, bound), using: &random)
     }
 }
 
