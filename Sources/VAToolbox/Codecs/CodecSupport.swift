@@ -95,6 +95,10 @@ protocol CodecSupport: Sendable {
     /// libavcodec decoder asks again on every size change (H.264, HEVC, VP9, MPEG-2), and for
     /// samples that start no new size.
     func hardwareSurfaceSize(startedBy data: [UInt8]) -> VideoDimensions?
+    /// The static HDR metadata a sample carries where libavcodec's decoder on the GPU path does
+    /// not export it (AV1 metadata OBUs); nil for codecs whose decoder does (H.264, HEVC SEI) and
+    /// for samples that carry none.
+    func staticHDRMetadata(in data: [UInt8]) -> StaticHDRMetadata?
     /// The in-band parameter-set rules of a container whose configuration record lacks some of
     /// the stream's parameter sets (an `avcC` without SPS/PPS): nil for codecs whose records are
     /// always complete or that configure themselves in band.
@@ -181,6 +185,7 @@ extension CodecSupport {
     func inBandConfiguration(for sample: SampleBuffer) -> [UInt8] { [] }
 
     func hardwareSurfaceSize(startedBy data: [UInt8]) -> VideoDimensions? { nil }
+    func staticHDRMetadata(in data: [UInt8]) -> StaticHDRMetadata? { nil }
 
     var inBandParameterSets: (any InBandParameterSetRules)? { nil }
 

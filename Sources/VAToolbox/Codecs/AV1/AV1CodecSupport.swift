@@ -78,6 +78,11 @@ struct AV1CodecSupport: CodecSupport {
     /// surfaces by the first sequence header's largest frame and asks for new ones only once
     /// (`av1dec.c` `av1_decode_frame`: `get_pixel_format` only while `pix_fmt` is
     /// `AV_PIX_FMT_NONE`), so a later sequence of larger frames would decode into the old surfaces.
+    /// The sample's `METADATA_TYPE_HDR_MDCV` and `HDR_CLL` OBUs (``AV1HDRMetadata``).
+    func staticHDRMetadata(in data: [UInt8]) -> StaticHDRMetadata? {
+        AV1HDRMetadata.staticMetadata(in: data[...])
+    }
+
     func hardwareSurfaceSize(startedBy data: [UInt8]) -> VideoDimensions? {
         guard let obu = (try? AV1OBU.split(data[...]))?.first(where: { $0.obuType == .sequenceHeader }),
             let header = try? AV1SequenceHeader(obu.payload)
