@@ -114,6 +114,31 @@ import Testing
         #expect(frames.allSatisfy { fromContainer || $0.mastering != nil }, "the stream carries it on every frame")
     }
 
+    /// `vatoolbox probe --json` shows the container's metadata as ffprobe's stream side data does,
+    /// and none for a stream whose metadata is in band only.
+    @Test(.enabled(if: CommandRunner.hasTool), arguments: fixtures.map(\.name))
+    func probeShowsTheContainersMetadata(_ fixture: String) throws {
+        let fromContainer = try #require(Self.fixtures.first { $0.name == fixture }).fromContainer
+        let path = TestData.fixtures.appendingPathComponent(fixture).path
+        let run = try CommandRunner.vatoolbox(["probe", "--json", path])
+        try #require(run.status == 0, "\(run.standardError)")
+        let root = try #require(try JSONSerialization.jsonObject(with: Data(run.text.utf8)) as? [String: Any])
+        let format = try #require((root["formats"] as? [[String: Any]])?.first)
+        let stream = try Self.oracle(fixture).stream
+        if fromContainer {
+            let shown = try #require(format["mastering_display"] as? [String: Double], "\(format)")
+            let expected = try #require(stream.mastering)
+            #expect(Set(shown.keys) == Set(expected.keys))
+            for (name, value) in expected {
+                #expect(abs((shown[name] ?? .nan) - value) <= 0.00005, "\(fixture) \(name)")
+            }
+            let light = try #require(format["content_light_level"] as? [String: Int])
+            #expect(light["max_content"] == stream.light?.0 && light["max_average"] == stream.light?.1)
+        } else {
+            #expect(format["mastering_display"] is NSNull && format["content_light_level"] is NSNull, "\(format)")
+        }
+    }
+
     /// Pictures of a stream without HDR metadata carry none.
     @Test func aStreamWithoutMetadataCarriesNone() throws {
         let samples = try TestData.samples("hevc-main.265")
