@@ -176,6 +176,11 @@ nonisolated(unsafe) public let kCMSampleBufferAttachmentKey_ResetDecoderBeforeDe
     "ResetDecoderBeforeDecoding"
 /// Hand out every held frame after this buffer — `kCMSampleBufferAttachmentKey_DrainAfterDecoding`.
 nonisolated(unsafe) public let kCMSampleBufferAttachmentKey_DrainAfterDecoding: CFString = "DrainAfterDecoding"
+/// HDR10+ dynamic metadata, `CFData` holding the ITU-T T.35 message from
+/// `itu_t_t35_country_code` (0xB5) on — `kCMSampleAttachmentKey_HDR10PlusPerFrameData`. A
+/// decompression session with `kVTDecompressionPropertyKey_PropagatePerFrameHDRDisplayMetadata`
+/// on attaches it to each decoded image buffer whose sample carried one.
+nonisolated(unsafe) public let kCMSampleAttachmentKey_HDR10PlusPerFrameData: CFString = "HDR10PlusPerFrameData"
 
 // MARK: - Creation
 

@@ -28,6 +28,11 @@ nonisolated(unsafe) public let kVTDecompressionPropertyKey_NumberOfFramesBeingDe
     "NumberOfFramesBeingDecoded"
 /// The output pool, read-only — `kVTDecompressionPropertyKey_PixelBufferPool`.
 nonisolated(unsafe) public let kVTDecompressionPropertyKey_PixelBufferPool: CFString = "PixelBufferPool"
+/// Attach each frame's HDR10+ message (`kCMSampleAttachmentKey_HDR10PlusPerFrameData`) to its
+/// image buffer, a Boolean (off by default) —
+/// `kVTDecompressionPropertyKey_PropagatePerFrameHDRDisplayMetadata`.
+nonisolated(unsafe) public let kVTDecompressionPropertyKey_PropagatePerFrameHDRDisplayMetadata: CFString =
+    "PropagatePerFrameHDRDisplayMetadata"
 /// Field handling — `kVTDecompressionPropertyKey_FieldMode`.
 nonisolated(unsafe) public let kVTDecompressionPropertyKey_FieldMode: CFString = "FieldMode"
 /// Both fields, woven into frames — `kVTDecompressionProperty_FieldMode_BothFields`.

@@ -52,6 +52,11 @@ struct OutputRoute: @unchecked Sendable {
     func deliver(_ output: DecompressionOutput) {
         let status = output.status?.status ?? noErr
         let image = output.imageBuffer.map(CVBuffer.init(pixelBuffer:))
+        if let image, let payload = output.hdr10PlusPerFrameData {
+            CVBufferSetAttachment(
+                image, kCMSampleAttachmentKey_HDR10PlusPerFrameData, NSData(bytes: payload, length: payload.count),
+                .shouldPropagate)
+        }
         if let handler {
             handler(status, output.infoFlags, image, output.presentationTimeStamp, output.presentationDuration)
         } else {

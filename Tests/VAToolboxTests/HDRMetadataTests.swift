@@ -74,7 +74,8 @@ import Testing
 
     /// The fixtures, and whether the container (rather than the stream) states the metadata.
     static let fixtures: [(name: String, fromContainer: Bool)] = [
-        ("hevc-hdr10.265", false), ("av1-hdr10.ivf", false), ("h264-container-hdr.mp4", true),
+        ("hevc-hdr10.265", false), ("av1-hdr10.ivf", false), ("hevc-hdr10plus.265", false),
+        ("h264-container-hdr.mp4", true),
         ("h264-container-hdr.mkv", true),
     ]
 
@@ -176,6 +177,88 @@ import Testing
     }
 }
 
+/// HDR10+ dynamic metadata (issue 22, item 2): each frame's ITU-T T.35 message, passed through
+/// as its sample carried it when the session propagates per-frame HDR metadata, against ffprobe's
+/// reading of the same frames (`hevc-hdr10plus.265.hdr.json`: each frame's `average_maxrgb`
+/// differs).
+@Suite struct HDR10PlusTests {
+    static let fixture = "hevc-hdr10plus.265"
+
+    /// ffprobe's `average_maxrgb` numerator of each frame, in output order.
+    static func oracleAverages() throws -> [Int] {
+        let data = try Data(contentsOf: TestData.fixtures.appendingPathComponent(fixture + ".hdr.json"))
+        let root = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        let frames = try #require(root["frames"] as? [[String: Any]])
+        return try frames.map { frame in
+            let sideData = try #require(frame["side_data_list"] as? [[String: Any]])
+            let hdr10Plus = try #require(
+                sideData.first { ($0["side_data_type"] as? String)?.contains("2094-40") == true })
+            let text = try #require(hdr10Plus["average_maxrgb"] as? String)
+            return try #require(text.split(separator: "/").first.flatMap { Int($0) })
+        }
+    }
+
+    /// `average_maxrgb` of a message: 17 bits after the T.35 header (country, provider, oriented
+    /// codes, application identifier and version: 56 bits), `num_windows` (2),
+    /// `targeted_system_display_maximum_luminance` (27), its flag (1) and `maxscl[3]` (51).
+    static func averageMaxRGB(_ message: [UInt8]) -> Int? {
+        let offset = 56 + 2 + 27 + 1 + 51
+        guard message.count * 8 >= offset + 17 else { return nil }
+        return (offset..<(offset + 17)).reduce(0) { value, bit in
+            value << 1 | Int((message[bit / 8] >> (7 - UInt8(bit % 8))) & 1)
+        }
+    }
+
+    /// Decodes the fixture and returns each picture's message, in presentation order.
+    static func messages(_ specification: DecoderSpecification, propagating: Bool) throws -> [[UInt8]?] {
+        let samples = try TestData.samples(fixture)
+        let outputs = Outputs()
+        let session = try DecompressionSession(
+            formatDescription: samples[0].formatDescription, decoderSpecification: specification,
+            outputHandler: outputs.handler)
+        #expect(!session.propagatesPerFrameHDRDisplayMetadata, "off by default, as VideoToolbox's")
+        session.propagatesPerFrameHDRDisplayMetadata = propagating
+        #expect(try session.property(.propagatePerFrameHDRDisplayMetadata) as? Bool == propagating)
+        try decode(samples, with: session)
+        return outputs.all.filter { $0.imageBuffer != nil }.sorted {
+            $0.presentationTimeStamp < $1.presentationTimeStamp
+        }
+        .map(\.hdr10PlusPerFrameData)
+    }
+
+    @Test func everyFrameCarriesItsOwnMessage() throws {
+        let messages = try Self.messages(DecoderSpecification(hardwareAcceleration: .disabled), propagating: true)
+        let expected = try Self.oracleAverages()
+        #expect(messages.count == expected.count && expected.count == 10)
+        #expect(
+            messages.allSatisfy { $0.map { HDR10Plus.isHDR10Plus($0[...]) } == true }, "starts 0xB5 0x003C 0x0001 4")
+        #expect(messages.map { $0.flatMap(Self.averageMaxRGB) } == expected.map { $0 }, "frame for frame")
+        #expect(Set(expected).count == 10, "the oracle tells the frames apart")
+    }
+
+    @Test func noMessageUnlessAsked() throws {
+        let messages = try Self.messages(DecoderSpecification(hardwareAcceleration: .disabled), propagating: false)
+        #expect(messages.count == 10 && messages.allSatisfy { $0 == nil })
+    }
+
+    /// An AV1 `METADATA_TYPE_ITUT_T35` OBU's HDR10+ message, from the country code on; other T.35
+    /// messages and metadata types are not HDR10+.
+    @Test func av1MetadataOBUsCarryTheMessage() throws {
+        let message: [UInt8] = [0xB5, 0x00, 0x3C, 0x00, 0x01, 0x04, 0x01, 0x40, 0x00, 0x0C, 0x80]
+        func metadataOBU(type: UInt8, _ body: [UInt8]) -> [UInt8] {
+            let payload = [type] + body
+            return [0x2A, UInt8(payload.count)] + payload  // OBU_METADATA with obu_has_size_field
+        }
+        let temporalDelimiter: [UInt8] = [0x12, 0x00]
+        let sample = temporalDelimiter + metadataOBU(type: 1, [0x03, 0xE8, 0x01, 0x90]) + metadataOBU(type: 4, message)
+        #expect(AV1HDRMetadata.hdr10PlusPayload(in: sample[...]) == message)
+        let other = temporalDelimiter + metadataOBU(type: 4, [0xB5, 0x00, 0x31, 0x00, 0x01, 0x04, 0x01])
+        #expect(AV1HDRMetadata.hdr10PlusPayload(in: other[...]) == nil, "another provider's T.35 message")
+        let light = AV1HDRMetadata.staticMetadata(in: sample[...])?.contentLightLevel
+        #expect(light == ContentLightLevel(maximumContentLightLevel: 1000, maximumFrameAverageLightLevel: 400))
+    }
+}
+
 extension VATestDriverTests {
     /// The same metadata on the GPU path (the test driver, every personality) as on the CPU,
     /// frame for frame: libavcodec's hwaccel parses the SEI messages and OBUs the driver never
@@ -184,6 +267,23 @@ extension VATestDriverTests {
         static func attachments(_ outputs: [DecompressionOutput]) -> [ImageBufferAttachments] {
             outputs.sorted { $0.presentationTimeStamp < $1.presentationTimeStamp }.compactMap(\.imageBuffer)
                 .map(\.attachments)
+        }
+
+        /// HDR10+ on the GPU: the same messages as on the CPU, frame for frame.
+        @Test(arguments: TestVADriver.personalities)
+        func hdr10PlusOnTheGPU(_ personality: String?) throws {
+            let samples = try TestData.samples(HDR10PlusTests.fixture)
+            let outputs = Outputs()
+            let session = try HardwareSessions.session(
+                samples[0].formatDescription, acceleration: .preferred,
+                faults: personality.map { ["VATB_PERSONALITY": $0] } ?? [:], outputs: outputs)
+            session.propagatesPerFrameHDRDisplayMetadata = true
+            try decode(samples, with: session)
+            let gpu = outputs.all.sorted { $0.presentationTimeStamp < $1.presentationTimeStamp }.map(
+                \.hdr10PlusPerFrameData)
+            let cpu = try HDR10PlusTests.messages(
+                DecoderSpecification(hardwareAcceleration: .disabled), propagating: true)
+            #expect(gpu.count == 10 && gpu == cpu)
         }
 
         @Test(arguments: HDRMetadataTests.fixtures.map(\.name), TestVADriver.personalities)

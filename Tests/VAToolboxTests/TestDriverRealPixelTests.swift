@@ -121,7 +121,8 @@ extension VATestDriverTests {
             fixture("hevc-remuxed-from-annexb.mp4", checksCommittedOracle: false),
             // Static HDR metadata in the stream (HEVC SEI, AV1 metadata OBUs) or the container.
             fixture("hevc-hdr10.265", "yuv420p10le"), fixture("av1-hdr10.ivf", "yuv420p10le", decoder: "av1"),
-            fixture("h264-container-hdr.mp4"), fixture("h264-container-hdr.mkv"),
+            fixture("hevc-hdr10plus.265", "yuv420p10le"), fixture("h264-container-hdr.mp4"),
+            fixture("h264-container-hdr.mkv"),
         ]
 
         /// The fixtures left out, and why.

@@ -573,6 +573,54 @@ import VideoToolbox
             plain.allSatisfy { CVBufferCopyAttachment($0, kCVImageBufferMasteringDisplayColorVolumeKey, nil) == nil })
     }
 
+    /// With `kVTDecompressionPropertyKey_PropagatePerFrameHDRDisplayMetadata` on, each image
+    /// buffer carries its sample's HDR10+ message under `kCMSampleAttachmentKey_HDR10PlusPerFrameData`
+    /// (from the country code 0xB5 on); off, none.
+    @Test func hdr10PlusTravelsUnderApplesKey() throws {
+        final class Images: @unchecked Sendable {
+            // Unchecked: written by the session's queue, read after the wait.
+            var list: [CVImageBuffer] = []
+        }
+        func images(propagating: Bool) throws -> [CVImageBuffer] {
+            let samples = try Self.samples("hevc-hdr10plus.265", codec: .hevc)
+            let format = try Self.formatDescription(samples[0].formatDescription)
+            var created: VTDecompressionSession?
+            #expect(
+                VTDecompressionSessionCreate(
+                    allocator: nil, formatDescription: format, decoderSpecification: nil, imageBufferAttributes: nil,
+                    outputCallback: nil, decompressionSessionOut: &created) == noErr)
+            let session = try #require(created)
+            if propagating {
+                #expect(
+                    VTSessionSetProperty(
+                        session, key: kVTDecompressionPropertyKey_PropagatePerFrameHDRDisplayMetadata,
+                        value: kCFBooleanTrue) == noErr)
+            }
+            let images = Images()
+            for sample in samples {
+                let buffer = try Self.sampleBuffer(sample.data, format: format)
+                #expect(
+                    VTDecompressionSessionDecodeFrame(session, sampleBuffer: buffer, flags: [], infoFlagsOut: nil) {
+                        _, _, image, _, _ in
+                        if let image { images.list.append(image) }
+                    } == noErr)
+            }
+            #expect(VTDecompressionSessionFinishDelayedFrames(session) == noErr)
+            VTDecompressionSessionInvalidate(session)
+            return images.list
+        }
+        let propagated = try images(propagating: true)
+        #expect(propagated.count == 10)
+        for image in propagated {
+            let data = CVBufferCopyAttachment(image, kCMSampleAttachmentKey_HDR10PlusPerFrameData, nil) as? NSData
+            let bytes = data.map { [UInt8](Data(referencing: $0)) } ?? []
+            #expect(bytes.prefix(6) == [0xB5, 0x00, 0x3C, 0x00, 0x01, 0x04][...], "\(bytes.prefix(8))")
+        }
+        let plain = try images(propagating: false)
+        #expect(
+            plain.allSatisfy { CVBufferCopyAttachment($0, kCMSampleAttachmentKey_HDR10PlusPerFrameData, nil) == nil })
+    }
+
     // MARK: - Time
 
     @Test func timeFunctionsComputeAsCoreMedia() {

@@ -27,6 +27,18 @@ public enum SEIMessages {
         return try? reader.unsignedExpGolomb("recovery_frame_cnt", maximum: 1 << 16)
     }
 
+    /// `user_data_registered_itu_t_t35` (payloadType 4 in both codecs; H.264 D.1.6, HEVC D.2.6).
+    public static let registeredUserDataPayloadType = 4
+
+    /// The HDR10+ message of an SEI NAL unit's RBSP: the `user_data_registered_itu_t_t35` payload
+    /// of SMPTE ST 2094-40 dynamic metadata, from `itu_t_t35_country_code` (0xB5) on, as Apple's
+    /// `kCMSampleAttachmentKey_HDR10PlusPerFrameData` carries it; nil when the unit has none.
+    public static func hdr10PlusPayload(inRBSP rbsp: [UInt8]) -> [UInt8]? {
+        messages(inRBSP: rbsp).first {
+            $0.type == registeredUserDataPayloadType && HDR10Plus.isHDR10Plus($0.payload)
+        }.map { Array($0.payload) }
+    }
+
     /// The messages in an SEI NAL unit's RBSP, in order: each one's payload type and payload.
     ///
     /// Stops quietly at the first message that does not fit.

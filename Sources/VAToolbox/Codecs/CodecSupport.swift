@@ -99,6 +99,10 @@ protocol CodecSupport: Sendable {
     /// not export it (AV1 metadata OBUs); nil for codecs whose decoder does (H.264, HEVC SEI) and
     /// for samples that carry none.
     func staticHDRMetadata(in data: [UInt8]) -> StaticHDRMetadata?
+    /// The HDR10+ message a sample carries (``HDR10Plus``: an SEI message, an AV1 metadata OBU),
+    /// for ``DecompressionSession/propagatesPerFrameHDRDisplayMetadata``; nil for codecs that
+    /// carry none and samples without one.
+    func hdr10PlusPayload(in sample: SampleBuffer) -> [UInt8]?
     /// The in-band parameter-set rules of a container whose configuration record lacks some of
     /// the stream's parameter sets (an `avcC` without SPS/PPS): nil for codecs whose records are
     /// always complete or that configure themselves in band.
@@ -186,6 +190,7 @@ extension CodecSupport {
 
     func hardwareSurfaceSize(startedBy data: [UInt8]) -> VideoDimensions? { nil }
     func staticHDRMetadata(in data: [UInt8]) -> StaticHDRMetadata? { nil }
+    func hdr10PlusPayload(in sample: SampleBuffer) -> [UInt8]? { nil }
 
     var inBandParameterSets: (any InBandParameterSetRules)? { nil }
 

@@ -89,4 +89,12 @@ public struct DecompressionOutput: Sendable {
     /// missing (an MPEG-2 elementary stream's I and P pictures) or unusable (an MP4 remuxed
     /// from a raw stream, whose presentation time stamps are its decode time stamps).
     public let releasingDecodeTimeStamp: MediaTime
+    /// The picture's HDR10+ dynamic metadata (SMPTE ST 2094-40) as its sample carried it: the
+    /// ITU-T T.35 message from `itu_t_t35_country_code` (0xB5) on — the bytes of Apple's
+    /// `kCMSampleAttachmentKey_HDR10PlusPerFrameData` — from an HEVC or H.264
+    /// `user_data_registered_itu_t_t35` SEI message or an AV1 `METADATA_TYPE_ITUT_T35` OBU. Only
+    /// while ``DecompressionSession/propagatesPerFrameHDRDisplayMetadata`` is on
+    /// (`kVTDecompressionPropertyKey_PropagatePerFrameHDRDisplayMetadata`); nil otherwise, for a
+    /// frame without a picture, and for a sample without one.
+    public let hdr10PlusPerFrameData: [UInt8]?
 }

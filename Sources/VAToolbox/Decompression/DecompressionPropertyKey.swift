@@ -101,7 +101,9 @@ public struct DecompressionPropertyKey: RawRepresentable, Hashable, Sendable, Cu
     /// `kVTDecompressionPropertyKey_PixelTransferProperties`: not supported (conversion follows
     /// the `ffmpeg` CLI's settings; see ``ImageBufferAttributes``).
     public static let pixelTransferProperties = Self(rawValue: "PixelTransferProperties")
-    /// `kVTDecompressionPropertyKey_PropagatePerFrameHDRDisplayMetadata`: not supported.
+    /// `kVTDecompressionPropertyKey_PropagatePerFrameHDRDisplayMetadata`: a `Bool`, off by
+    /// default; on, each frame carries its sample's HDR10+ message
+    /// (``DecompressionOutput/hdr10PlusPerFrameData``).
     public static let propagatePerFrameHDRDisplayMetadata = Self(rawValue: "PropagatePerFrameHDRDisplayMetadata")
     /// `kVTDecompressionPropertyKey_GeneratePerFrameHDRDisplayMetadata`: not supported.
     public static let generatePerFrameHDRDisplayMetadata = Self(rawValue: "GeneratePerFrameHDRDisplayMetadata")
@@ -141,7 +143,8 @@ public struct DecompressionPropertyKey: RawRepresentable, Hashable, Sendable, Cu
     /// What a ``DecompressionSession`` lets an application do with this key.
     public var access: Access {
         switch self {
-        case .realTime, .maximizePowerEfficiency, .threadCount, .fieldMode, .outputPoolRequestedMinimumBufferCount:
+        case .realTime, .maximizePowerEfficiency, .threadCount, .fieldMode, .outputPoolRequestedMinimumBufferCount,
+            .propagatePerFrameHDRDisplayMetadata:
             .readWrite
         case .pixelBufferPool, .pixelBufferPoolIsShared, .numberOfFramesBeingDecoded,
             .minOutputPresentationTimeStampOfFramesBeingDecoded, .maxOutputPresentationTimeStampOfFramesBeingDecoded,

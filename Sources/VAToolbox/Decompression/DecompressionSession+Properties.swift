@@ -50,6 +50,9 @@ extension DecompressionSession {
             let count = try Self.count(value, for: key) ?? 0
             onQueueSync { decoder.setMinimumBufferCount(count) }
             state.withLock { $0.outputPoolMinimumBufferCount = count }
+        case .propagatePerFrameHDRDisplayMetadata:
+            let on = try Self.bool(value, for: key) ?? false
+            state.withLock { $0.propagatesPerFrameHDRDisplayMetadata = on }
         case .fieldMode:
             guard let mode = value else { return }
             guard let mode = mode as? String else {
@@ -89,6 +92,7 @@ extension DecompressionSession {
             switch key {
             case .realTime: state.specification.realTime
             case .maximizePowerEfficiency: state.maximizePowerEfficiency
+            case .propagatePerFrameHDRDisplayMetadata: state.propagatesPerFrameHDRDisplayMetadata
             case .threadCount: state.decodingThreads
             case .outputPoolRequestedMinimumBufferCount: state.outputPoolMinimumBufferCount
             case .fieldMode: FieldMode.bothFields
@@ -129,6 +133,16 @@ extension DecompressionSession {
     public var maximizePowerEfficiency: Bool {
         get { state.withLock { $0.maximizePowerEfficiency } }
         set { try? setProperty(.maximizePowerEfficiency, to: newValue) }
+    }
+
+    /// Whether each frame's HDR10+ dynamic metadata comes with it
+    /// (``DecompressionOutput/hdr10PlusPerFrameData``;
+    /// `kVTDecompressionPropertyKey_PropagatePerFrameHDRDisplayMetadata`); off by default. It
+    /// applies to the frames decoded after it is set; setting it after ``invalidate()`` does
+    /// nothing.
+    public var propagatesPerFrameHDRDisplayMetadata: Bool {
+        get { state.withLock { $0.propagatesPerFrameHDRDisplayMetadata } }
+        set { try? setProperty(.propagatePerFrameHDRDisplayMetadata, to: newValue) }
     }
 
     /// The buffers the output pool keeps (`kVTDecompressionPropertyKey_OutputPoolRequestedMinimumBufferCount`);

@@ -20,6 +20,8 @@ struct FrameNotebook {
         /// Why the frame may lack a reference picture, when it may: a reference went missing
         /// before it, or the GPU failed a picture it may refer to.
         var missingReference: String?
+        /// The sample's HDR10+ message, when the session propagates per-frame HDR metadata.
+        var hdr10PlusPayload: [UInt8]?
 
         /// The status the frame is handed out with, given the decoder's own: the decoder's,
         /// else damage, else a missing reference (libavcodec conceals a lost reference without
@@ -58,8 +60,10 @@ struct FrameNotebook {
     /// Follows one sample's references (the codec's tracker) and notes what may be wrong with
     /// its frame.
     ///
-    /// - Parameter afterFault: Whether the GPU failed a picture since the last sync sample.
-    mutating func follow(_ sample: SampleBuffer, token: Int64, afterFault: Bool) {
+    /// - Parameters:
+    ///   - afterFault: Whether the GPU failed a picture since the last sync sample.
+    ///   - propagatingHDR: Whether to keep the sample's per-frame HDR metadata for its frame.
+    mutating func follow(_ sample: SampleBuffer, token: Int64, afterFault: Bool, propagatingHDR: Bool = false) {
         let format = sample.formatDescription
         if format != referencesFormat {
             references.learn(format)
@@ -73,7 +77,8 @@ struct FrameNotebook {
         notes[token] = Notes(
             isDamaged: sample.attachments.contains(.damaged), isFieldPicture: continuity.isFieldPicture,
             isSkippedLeadingPicture: continuity.isSkippedLeadingPicture, showsNoPicture: continuity.showsNoPicture,
-            missingReference: afterFault ? FailoverPolicy.afterFault : continuity.missingReference)
+            missingReference: afterFault ? FailoverPolicy.afterFault : continuity.missingReference,
+            hdr10PlusPayload: propagatingHDR ? format.codecSupport.hdr10PlusPayload(in: sample) : nil)
     }
 
     /// Flags the frames followed after `token`: they may refer to the picture the GPU failed.

@@ -29,6 +29,8 @@ struct SessionState: Sendable {
     var imageBufferAttributes: ImageBufferAttributes?
     /// `kVTDecompressionPropertyKey_OutputPoolRequestedMinimumBufferCount`.
     var outputPoolMinimumBufferCount = 0
+    /// `kVTDecompressionPropertyKey_PropagatePerFrameHDRDisplayMetadata`.
+    var propagatesPerFrameHDRDisplayMetadata = false
     /// Set by `invalidate()` on the caller's thread, so that no frame is accepted after it; the
     /// queue then releases the back end (``SessionDecoder/Phase/released``).
     var isInvalidated = false
@@ -55,13 +57,15 @@ struct PendingFrame: Sendable {
 
     /// The output handler's argument for this frame; `releasedAt` is the decode time stamp of the
     /// sample whose decoding released its picture.
-    func output(status: VTError?, image: PixelBuffer?, releasedAt: MediaTime = .invalid) -> DecompressionOutput {
+    func output(
+        status: VTError?, image: PixelBuffer?, releasedAt: MediaTime = .invalid, hdr10Plus: [UInt8]? = nil
+    ) -> DecompressionOutput {
         var info: DecodeInfoFlags = flags.contains(.enableAsynchronousDecompression) ? .asynchronous : []
         if image == nil { info.insert(.frameDropped) }
         if image?.isWritableWithoutCopy == true { info.insert(.imageBufferModifiable) }
         return DecompressionOutput(
             status: status, infoFlags: info, imageBuffer: image, presentationTimeStamp: timing.presentationTimeStamp,
             presentationDuration: timing.duration, frameRefcon: refcon,
-            releasingDecodeTimeStamp: image == nil ? .invalid : releasedAt)
+            releasingDecodeTimeStamp: image == nil ? .invalid : releasedAt, hdr10PlusPerFrameData: image.flatMap { _ in hdr10Plus })
     }
 }

@@ -30,6 +30,24 @@ enum AV1HDRMetadata {
         return found.isEmpty ? nil : found
     }
 
+    /// `METADATA_TYPE_ITUT_T35`.
+    static let itutT35Type: UInt32 = 4
+
+    /// The HDR10+ message of a sample's `METADATA_TYPE_ITUT_T35` OBUs (§5.8.2), from
+    /// `itu_t_t35_country_code` on (the payload bytes after it are the message's, up to the OBU's
+    /// end; trailing bits included, as the OBU does not size the message); nil when none.
+    static func hdr10PlusPayload(in sample: ArraySlice<UInt8>) -> [UInt8]? {
+        var index = sample.startIndex
+        while index < sample.endIndex {
+            guard let unit = try? AV1OBU.parse(sample, at: &index) else { return nil }
+            guard unit.obuType == .metadata else { continue }
+            var at = unit.payload.startIndex
+            guard (try? AV1LEB128.read(unit.payload, at: &at, "metadata_type")) == itutT35Type else { continue }
+            if HDR10Plus.isHDR10Plus(unit.payload[at...]) { return Array(unit.payload[at...]) }
+        }
+        return nil
+    }
+
     /// `max_cll` f(16), `max_fall` f(16).
     private static func contentLightLevel(_ body: ArraySlice<UInt8>) -> ContentLightLevel? {
         guard body.count >= 4 else { return nil }

@@ -78,6 +78,11 @@ struct AV1CodecSupport: CodecSupport {
     /// surfaces by the first sequence header's largest frame and asks for new ones only once
     /// (`av1dec.c` `av1_decode_frame`: `get_pixel_format` only while `pix_fmt` is
     /// `AV_PIX_FMT_NONE`), so a later sequence of larger frames would decode into the old surfaces.
+    /// The sample's HDR10+ `METADATA_TYPE_ITUT_T35` OBU (``AV1HDRMetadata``).
+    func hdr10PlusPayload(in sample: SampleBuffer) -> [UInt8]? {
+        AV1HDRMetadata.hdr10PlusPayload(in: sample.data[...])
+    }
+
     /// The sample's `METADATA_TYPE_HDR_MDCV` and `HDR_CLL` OBUs (``AV1HDRMetadata``).
     func staticHDRMetadata(in data: [UInt8]) -> StaticHDRMetadata? {
         AV1HDRMetadata.staticMetadata(in: data[...])

@@ -56,6 +56,12 @@ struct H264CodecSupport: NALUnitCodecSupport {
     /// frames later (gradual decoding refresh) is no point to replay from. H.264 does not order
     /// leading pictures before the others, so an open point's GOP keeps the one before it to the
     /// next point.
+    /// The HDR10+ `user_data_registered_itu_t_t35` message of the sample's SEI NAL units.
+    func hdr10PlusPayload(in sample: SampleBuffer) -> [UInt8]? {
+        sample.nalUnits.lazy.filter { $0.h264Type == .sei }.compactMap { SEIMessages.hdr10PlusPayload(inRBSP: $0.rbsp) }
+            .first
+    }
+
     func randomAccess(of sample: SampleBuffer) -> RandomAccess {
         let units = sample.nalUnits
         guard let slice = units.first(where: \.isVCL) else { return .none }

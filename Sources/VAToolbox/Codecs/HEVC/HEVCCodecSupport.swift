@@ -41,6 +41,13 @@ struct HEVCCodecSupport: NALUnitCodecSupport {
     /// closed points (a BLA picture's RASL pictures are skipped); a CRA picture is an open one, its
     /// RASL pictures refer to the GOP before; a trailing picture (TRAIL, TSA, STSA) follows every
     /// leading picture of its IRAP picture, so it ends them.
+    /// The HDR10+ `user_data_registered_itu_t_t35` message of the sample's prefix SEI NAL units.
+    func hdr10PlusPayload(in sample: SampleBuffer) -> [UInt8]? {
+        sample.nalUnits.lazy.filter { $0.hevcType == .prefixSEI }.compactMap {
+            SEIMessages.hdr10PlusPayload(inRBSP: $0.rbsp)
+        }.first
+    }
+
     func randomAccess(of sample: SampleBuffer) -> RandomAccess {
         guard let type = sample.nalUnits.first(where: \.isVCL)?.hevcType else { return .none }
         switch type.rawValue {
