@@ -290,12 +290,16 @@ final class SessionDecoder: @unchecked Sendable {
                 // one) goes out as it is, without a copy; no request means the native layout.
                 var picture = try waitingOnDevice(for: image) { handOut.apply(to: image) }
                 if transfer == nil { picture = try packer.pack(picture) }
-                outputHandler(pending.output(status: status, image: picture, releasedAt: released, hdr10Plus: notes.hdr10PlusPayload))
+                outputHandler(
+                    pending.output(
+                        status: status, image: picture, releasedAt: released, hdr10Plus: notes.hdr10PlusPayload))
                 return
             }
             let converted = try waitingOnDevice(for: image) { () throws(VTError) in try transfer.convert(image) }
             shared.withLock { $0.pool = transfer.transfer.currentPool }
-            outputHandler(pending.output(status: status, image: converted, releasedAt: released, hdr10Plus: notes.hdr10PlusPayload))
+            outputHandler(
+                pending.output(
+                    status: status, image: converted, releasedAt: released, hdr10Plus: notes.hdr10PlusPayload))
         } catch {
             // A conversion left behind in a hung driver keeps its converter: the next one gets a new one.
             if phase.backend?.hasHung == true {

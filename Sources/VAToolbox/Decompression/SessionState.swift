@@ -66,6 +66,7 @@ struct PendingFrame: Sendable {
         return DecompressionOutput(
             status: status, infoFlags: info, imageBuffer: image, presentationTimeStamp: timing.presentationTimeStamp,
             presentationDuration: timing.duration, frameRefcon: refcon,
-            releasingDecodeTimeStamp: image == nil ? .invalid : releasedAt, hdr10PlusPerFrameData: image.flatMap { _ in hdr10Plus })
+            releasingDecodeTimeStamp: image == nil ? .invalid : releasedAt,
+            hdr10PlusPerFrameData: image.flatMap { _ in hdr10Plus })
     }
 }
