@@ -96,4 +96,22 @@ import VideoToolbox
             CMBlockBufferFillDataBytes(with: 0, blockBuffer: source, offsetIntoDestination: 10, dataLength: 3)
                 == kCMBlockBufferBadOffsetParameterErr)
     }
+
+    /// A nil memory block with `kCMBlockBufferAssureMemoryNowFlag` is allocated at once.
+    @Test func assureMemoryNowAllocatesTheBlock() throws {
+        var made: CMBlockBuffer?
+        #expect(
+            CMBlockBufferCreateWithMemoryBlock(
+                allocator: nil, memoryBlock: nil, blockLength: 32, blockAllocator: nil, customBlockSource: nil,
+                offsetToData: 8, dataLength: 16, flags: kCMBlockBufferAssureMemoryNowFlag, blockBufferOut: &made)
+                == kCMBlockBufferNoErr)
+        let buffer = try #require(made)
+        var length = 0
+        var pointer: UnsafeMutablePointer<CChar>?
+        #expect(
+            CMBlockBufferGetDataPointer(
+                buffer, atOffset: 0, lengthAtOffsetOut: &length, totalLengthOut: nil, dataPointerOut: &pointer)
+                == kCMBlockBufferNoErr)
+        #expect(pointer != nil && length == 16)
+    }
 }

@@ -206,4 +206,32 @@ import VideoToolbox
         CMRemoveAllAttachments(image)
         #expect(CMGetAttachment(image, key: note, attachmentModeOut: nil) == nil)
     }
+
+    /// A buffer of one decoded picture, as a decoder's output callback makes it for a display layer.
+    @Test func sampleBuffersOfADecodedImage() throws {
+        let image = try CVImageBufferTests.buffer(64, 48)
+        var made: CMFormatDescription?
+        #expect(
+            CMVideoFormatDescriptionCreateForImageBuffer(
+                allocator: nil, imageBuffer: image, formatDescriptionOut: &made)
+                == noErr)
+        let format = try #require(made)
+        var timing = CMSampleTimingInfo(
+            duration: CMTimeMake(value: 1, timescale: 30), presentationTimeStamp: CMTimeMake(value: 7, timescale: 30),
+            decodeTimeStamp: .invalid)
+        var sampleBuffer: CMSampleBuffer?
+        #expect(
+            CMSampleBufferCreateReadyWithImageBuffer(
+                allocator: nil, imageBuffer: image, formatDescription: format, sampleTiming: &timing,
+                sampleBufferOut: &sampleBuffer) == noErr)
+        let buffer = try #require(sampleBuffer)
+        #expect(CMSampleBufferGetImageBuffer(buffer) === image)
+        #expect(CMSampleBufferGetPresentationTimeStamp(buffer) == CMTimeMake(value: 7, timescale: 30))
+        #expect(CMSampleBufferDataIsReady(buffer) && CMSampleBufferGetNumSamples(buffer) == 1)
+        #expect(
+            CMSampleBufferCreateForImageBuffer(
+                allocator: nil, imageBuffer: try CVImageBufferTests.buffer(32, 32), dataReady: true,
+                makeDataReadyCallback: nil, refcon: nil, formatDescription: format, sampleTiming: &timing,
+                sampleBufferOut: &sampleBuffer) == kCMSampleBufferError_InvalidMediaFormat, "another size")
+    }
 }

@@ -254,4 +254,57 @@ import VideoToolbox
         }
         #expect(constants.count == CompatibilityAPITests.referenceRows.count)
     }
+
+    /// `VTIsHardwareDecodeSupported` says what a session that requires the GPU gets.
+    @Test func hardwareDecodeSupportIsWhatARequiringSessionGets() throws {
+        let samples = try CompatibilityAPITests.samples("h264-baseline-cavlc.264", codec: .h264)
+        let format = try CompatibilityAPITests.formatDescription(samples[0].formatDescription)
+        let specification =
+            [kVTVideoDecoderSpecification_RequireHardwareAcceleratedVideoDecoder as String: true] as CFDictionary
+        var created: VTDecompressionSession?
+        let status = VTDecompressionSessionCreate(
+            allocator: nil, formatDescription: format, decoderSpecification: specification, imageBufferAttributes: nil,
+            outputCallback: nil, decompressionSessionOut: &created)
+        if VTIsHardwareDecodeSupported(kCMVideoCodecType_H264) {
+            #expect(status == noErr)
+            var value: CFTypeRef?
+            let session = try #require(created)
+            #expect(
+                VTSessionCopyProperty(
+                    session, key: kVTDecompressionPropertyKey_UsingHardwareAcceleratedVideoDecoder, allocator: nil,
+                    valueOut: &value) == noErr)
+            #expect((value as? NSNumber)?.boolValue == true)
+            VTDecompressionSessionInvalidate(session)
+        } else {
+            #expect(status == kVTCouldNotFindVideoDecoderErr && created == nil)
+        }
+    }
+
+    /// `._DoNotOutputFrame`: the frame is decoded, and its callback says it was dropped.
+    @Test func doNotOutputFrameComesBackDropped() throws {
+        let samples = try CompatibilityAPITests.samples("h264-baseline-cavlc.264", codec: .h264)
+        let format = try CompatibilityAPITests.formatDescription(samples[0].formatDescription)
+        let session = try Self.session()
+        final class Outputs: @unchecked Sendable {
+            // Unchecked: written by the session's queue, read after the finish.
+            var flags: [VTDecodeInfoFlags] = []
+            var hadImage: [Bool] = []
+        }
+        let outputs = Outputs()
+        for (index, sample) in samples.prefix(2).enumerated() {
+            let buffer = try CompatibilityAPITests.sampleBuffer(sample.data, format: format)
+            #expect(
+                VTDecompressionSessionDecodeFrame(
+                    session, sampleBuffer: buffer, flags: index == 0 ? [._DoNotOutputFrame] : [], infoFlagsOut: nil
+                ) { _, flags, image, _, _ in
+                    outputs.flags.append(flags)
+                    outputs.hadImage.append(image != nil)
+                } == noErr)
+        }
+        #expect(VTDecompressionSessionFinishDelayedFrames(session) == noErr)
+        VTDecompressionSessionInvalidate(session)
+        #expect(outputs.flags.count == 2)
+        #expect(outputs.flags.first?.contains(.frameDropped) == true && outputs.hadImage.first == false)
+        #expect(outputs.flags.last?.contains(.frameDropped) == false && outputs.hadImage.last == true)
+    }
 }
