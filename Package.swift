@@ -77,7 +77,16 @@ let package = Package(
         .testTarget(
             name: "VideoToolboxCompatTests",
             dependencies: ["VideoToolbox", "VAToolbox"],
-            path: "Tests/VideoToolboxCompatTests"
+            path: "Tests/VideoToolboxCompatTests",
+            exclude: ["Acceptance"]
+        ),
+        // An app's decoder written as an iOS developer writes it (Acceptance/), compiled unchanged
+        // in Swift 5 language mode, as most apps still are, and checked against the ffmpeg CLI.
+        .testTarget(
+            name: "VideoToolboxAcceptanceTests",
+            dependencies: ["VideoToolbox", "VAToolbox"],
+            path: "Tests/VideoToolboxCompatTests/Acceptance",
+            swiftSettings: [.swiftLanguageMode(.v5)]
         ),
     ],
     swiftLanguageModes: [.v6]

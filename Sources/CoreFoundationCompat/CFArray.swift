@@ -41,12 +41,41 @@ public func CFDictionarySetValue(
 }
 
 /// The value for `key`, unretained, or nil — `CFDictionaryGetValue`.
+///
+/// Linux's `NSDictionary` hands a string value out as a new Swift `String` on every read, so a
+/// string comes back as an interned `NSString` of the same characters, which lives as long as the
+/// process (attachment and property values are a handful of constants); other objects are the
+/// dictionary's own.
 public func CFDictionaryGetValue(_ theDict: CFDictionary!, _ key: UnsafeRawPointer!) -> UnsafeRawPointer! {
     guard let theDict, let key,
         let hashableKey = Unmanaged<AnyObject>.fromOpaque(key).takeUnretainedValue() as? NSObject,
-        let value = theDict[hashableKey] as? NSObject
+        let value = theDict[hashableKey]
     else { return nil }
-    return UnsafeRawPointer(Unmanaged.passUnretained(value).toOpaque())
+    let object: AnyObject
+    if let string = value as? String {
+        object = InternedStrings.object(for: string)
+    } else if let value = value as? NSObject {
+        object = value
+    } else {
+        return nil
+    }
+    return UnsafeRawPointer(Unmanaged.passUnretained(object).toOpaque())
+}
+
+/// One `NSString` per distinct string handed out by pointer, kept for the life of the process.
+private enum InternedStrings {
+    /// The strings. `nonisolated(unsafe)`: only touched with `lock` held.
+    nonisolated(unsafe) private static var table: [String: NSString] = [:]
+    private static let lock = NSLock()
+
+    static func object(for string: String) -> NSString {
+        lock.lock()
+        defer { lock.unlock() }
+        if let object = table[string] { return object }
+        let object = NSString(string: string)
+        table[string] = object
+        return object
+    }
 }
 
 /// Whether the dictionary has `key` — `CFDictionaryContainsKey`.

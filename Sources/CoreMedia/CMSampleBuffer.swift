@@ -29,6 +29,8 @@ public final class CMSampleBuffer {
     var sampleAttachments: CFArray?
     /// The buffer-level attachments (`CMSetAttachment`).
     let bufferAttachments = NSMutableDictionary()
+    /// Whether `CMSampleBufferInvalidate` was called.
+    var invalidated = false
 
     init(
         dataBuffer: CMBlockBuffer?, imageBuffer: CVImageBuffer?, formatDescription: CMFormatDescription?,
@@ -97,8 +99,12 @@ public final class CMSampleBuffer {
     /// - Throws: ``VTError/sampleBufferBufferNotReady`` when the data is not ready and cannot be
     ///   made ready; ``VTError/sampleBufferInvalidMediaFormat`` without a compressed format
     ///   description; ``VTError/sampleBufferInvalidSampleData`` when the sizes do not add up to
-    ///   the data or a sample is not framed as its codec's are.
+    ///   the data or a sample is not framed as its codec's are; ``VTError/sampleBufferInvalidated``
+    ///   after `CMSampleBufferInvalidate`.
     public func sampleBuffers() throws(VTError) -> [SampleBuffer] {
+        guard !invalidated else {
+            throw VTError.sampleBufferInvalidated.with("the sample buffer was invalidated")
+        }
         if !dataReady {
             guard let makeDataReady, makeDataReady(self, makeDataReadyRefcon) == noErr else {
                 throw VTError.sampleBufferBufferNotReady.with("the sample buffer's data is not ready")
@@ -143,18 +149,38 @@ public typealias CMSampleBufferMakeDataReadyCallback = (CMSampleBuffer, UnsafeMu
 public let kCMSampleBufferError_AllocationFailed: OSStatus = VTError.sampleBufferAllocationFailed.status
 /// `kCMSampleBufferError_RequiredParameterMissing` (-12731).
 public let kCMSampleBufferError_RequiredParameterMissing: OSStatus = VTError.sampleBufferRequiredParameterMissing.status
+/// `kCMSampleBufferError_AlreadyHasDataBuffer` (-12732).
+public let kCMSampleBufferError_AlreadyHasDataBuffer: OSStatus = VTError.sampleBufferAlreadyHasDataBuffer.status
 /// `kCMSampleBufferError_BufferNotReady` (-12733).
 public let kCMSampleBufferError_BufferNotReady: OSStatus = VTError.sampleBufferBufferNotReady.status
 /// `kCMSampleBufferError_SampleIndexOutOfRange` (-12734).
 public let kCMSampleBufferError_SampleIndexOutOfRange: OSStatus = VTError.sampleBufferSampleIndexOutOfRange.status
+/// `kCMSampleBufferError_BufferHasNoSampleSizes` (-12735).
+public let kCMSampleBufferError_BufferHasNoSampleSizes: OSStatus = VTError.sampleBufferBufferHasNoSampleSizes.status
+/// `kCMSampleBufferError_BufferHasNoSampleTimingInfo` (-12736).
+public let kCMSampleBufferError_BufferHasNoSampleTimingInfo: OSStatus =
+    VTError.sampleBufferBufferHasNoSampleTimingInfo.status
 /// `kCMSampleBufferError_ArrayTooSmall` (-12737).
 public let kCMSampleBufferError_ArrayTooSmall: OSStatus = VTError.sampleBufferArrayTooSmall.status
 /// `kCMSampleBufferError_InvalidEntryCount` (-12738).
 public let kCMSampleBufferError_InvalidEntryCount: OSStatus = VTError.sampleBufferInvalidEntryCount.status
+/// `kCMSampleBufferError_CannotSubdivide` (-12739).
+public let kCMSampleBufferError_CannotSubdivide: OSStatus = VTError.sampleBufferCannotSubdivide.status
+/// `kCMSampleBufferError_SampleTimingInfoInvalid` (-12740).
+public let kCMSampleBufferError_SampleTimingInfoInvalid: OSStatus = VTError.sampleBufferSampleTimingInfoInvalid.status
+/// `kCMSampleBufferError_InvalidMediaTypeForOperation` (-12741).
+public let kCMSampleBufferError_InvalidMediaTypeForOperation: OSStatus =
+    VTError.sampleBufferInvalidMediaTypeForOperation.status
 /// `kCMSampleBufferError_InvalidSampleData` (-12742).
 public let kCMSampleBufferError_InvalidSampleData: OSStatus = VTError.sampleBufferInvalidSampleData.status
 /// `kCMSampleBufferError_InvalidMediaFormat` (-12743).
 public let kCMSampleBufferError_InvalidMediaFormat: OSStatus = VTError.sampleBufferInvalidMediaFormat.status
+/// `kCMSampleBufferError_Invalidated` (-12744).
+public let kCMSampleBufferError_Invalidated: OSStatus = VTError.sampleBufferInvalidated.status
+/// `kCMSampleBufferError_DataFailed` (-16750).
+public let kCMSampleBufferError_DataFailed: OSStatus = VTError.sampleBufferDataFailed.status
+/// `kCMSampleBufferError_DataCanceled` (-16751).
+public let kCMSampleBufferError_DataCanceled: OSStatus = VTError.sampleBufferDataCanceled.status
 
 // MARK: - Attachment keys (CMSampleBuffer.h), with Apple's string values
 
@@ -286,11 +312,15 @@ public func CMSampleBufferGetFormatDescription(_ sbuf: CMSampleBuffer) -> CMForm
 }
 /// The number of samples — `CMSampleBufferGetNumSamples`.
 public func CMSampleBufferGetNumSamples(_ sbuf: CMSampleBuffer) -> CMItemCount { sbuf.sampleCount }
-/// The first sample's presentation time stamp — `CMSampleBufferGetPresentationTimeStamp`.
+/// The numerically earliest presentation time stamp of the samples (the first sample's when they
+/// are in presentation order); invalid when a sample has none — `CMSampleBufferGetPresentationTimeStamp`.
 public func CMSampleBufferGetPresentationTimeStamp(_ sbuf: CMSampleBuffer) -> CMTime {
-    sbuf.timing(of: 0).presentationTimeStamp
+    let times = (0..<max(1, sbuf.sampleCount)).map { sbuf.timing(of: $0).presentationTimeStamp }
+    guard times.allSatisfy(\.isValid) else { return .invalid }
+    return times.min() ?? .invalid
 }
-/// The first sample's decode time stamp — `CMSampleBufferGetDecodeTimeStamp`.
+/// The first sample's decode time stamp, the earliest as samples are in decode order —
+/// `CMSampleBufferGetDecodeTimeStamp`.
 public func CMSampleBufferGetDecodeTimeStamp(_ sbuf: CMSampleBuffer) -> CMTime { sbuf.timing(of: 0).decodeTimeStamp }
 /// The total duration — `CMSampleBufferGetDuration`.
 public func CMSampleBufferGetDuration(_ sbuf: CMSampleBuffer) -> CMTime {
@@ -307,8 +337,9 @@ public func CMSampleBufferGetSampleSize(_ sbuf: CMSampleBuffer, at sampleIndex: 
 }
 /// Whether the data is ready — `CMSampleBufferDataIsReady`.
 public func CMSampleBufferDataIsReady(_ sbuf: CMSampleBuffer) -> Bool { sbuf.dataReady }
-/// Whether the buffer is valid (it always is: there is no invalidation here) — `CMSampleBufferIsValid`.
-public func CMSampleBufferIsValid(_ sbuf: CMSampleBuffer) -> Bool { true }
+/// Whether the buffer is valid: not invalidated with `CMSampleBufferInvalidate` —
+/// `CMSampleBufferIsValid`.
+public func CMSampleBufferIsValid(_ sbuf: CMSampleBuffer) -> Bool { !sbuf.invalidated }
 
 // MARK: - Buffer attachments (CMAttachment.h)
 

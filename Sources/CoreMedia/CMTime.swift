@@ -95,3 +95,60 @@ public func CMTimeMakeFromDictionary(_ dictionaryRepresentation: CFDictionary?) 
     let epoch = (dictionary["epoch"] as? NSNumber)?.int64Value ?? 0
     return CMTime(value: value, timescale: timescale, flags: CMTimeFlags(rawValue: flags), epoch: epoch)
 }
+
+// MARK: - The CMTime.h macros, under the names Apple's Swift overlay gives them
+
+/// Whether the time is valid (numeric or not) — `CMTIME_IS_VALID`.
+public func CMTIME_IS_VALID(_ time: CMTime) -> Bool { time.isValid }
+/// Whether the time is invalid — `CMTIME_IS_INVALID`.
+public func CMTIME_IS_INVALID(_ time: CMTime) -> Bool { !time.isValid }
+/// Whether the time is +∞ — `CMTIME_IS_POSITIVE_INFINITY` (`CMTIME_IS_POSITIVEINFINITY` in Swift).
+public func CMTIME_IS_POSITIVEINFINITY(_ time: CMTime) -> Bool { time.isPositiveInfinity }
+/// Whether the time is −∞ — `CMTIME_IS_NEGATIVE_INFINITY` (`CMTIME_IS_NEGATIVEINFINITY` in Swift).
+public func CMTIME_IS_NEGATIVEINFINITY(_ time: CMTime) -> Bool { time.isNegativeInfinity }
+/// Whether the time is indefinite — `CMTIME_IS_INDEFINITE`.
+public func CMTIME_IS_INDEFINITE(_ time: CMTime) -> Bool { time.isIndefinite }
+/// Whether the time is a number of seconds (valid, not infinite, not indefinite) —
+/// `CMTIME_IS_NUMERIC`.
+public func CMTIME_IS_NUMERIC(_ time: CMTime) -> Bool { time.isNumeric }
+/// Whether a numeric time has been rounded — `CMTIME_HAS_BEEN_ROUNDED`.
+public func CMTIME_HAS_BEEN_ROUNDED(_ time: CMTime) -> Bool { time.hasBeenRounded }
+
+/// The C spelling of ``CMTIME_IS_POSITIVEINFINITY(_:)``, which Swift does not import on Apple's
+/// platforms either.
+@available(*, unavailable, renamed: "CMTIME_IS_POSITIVEINFINITY")
+public func CMTIME_IS_POSITIVE_INFINITY(_ time: CMTime) -> Bool { time.isPositiveInfinity }
+/// The C spelling of ``CMTIME_IS_NEGATIVEINFINITY(_:)``, which Swift does not import on Apple's
+/// platforms either.
+@available(*, unavailable, renamed: "CMTIME_IS_NEGATIVEINFINITY")
+public func CMTIME_IS_NEGATIVE_INFINITY(_ time: CMTime) -> Bool { time.isNegativeInfinity }
+
+// MARK: - Descriptions
+
+/// The time as Core Media describes it: `{1001/30000 = 0.033}` for a number of seconds,
+/// `{INVALID}`, `{+INFINITY}`, `{-INFINITY}` or `{INDEFINITE}` otherwise —
+/// `CMTimeCopyDescription`.
+public func CMTimeCopyDescription(allocator: CFAllocator?, time: CMTime) -> CFString? {
+    NSString(string: time.isNumeric ? time.description : "{\(time.description)}")
+}
+
+/// Writes the time's description (``CMTimeCopyDescription(allocator:time:)``) and a newline to
+/// standard error — `CMTimeShow`.
+public func CMTimeShow(_ time: CMTime) {
+    let text = String(describing: CMTimeCopyDescription(allocator: nil, time: time) ?? "") + "\n"
+    FileHandle.standardError.write(Data(text.utf8))
+}
+
+// MARK: - Dictionary keys
+
+// `nonisolated(unsafe)`: Foundation on Linux does not mark `NSString` `Sendable`, but these are
+// immutable constants, never mutated after their one initialisation.
+
+/// The value in a `CMTimeCopyAsDictionary` dictionary — `kCMTimeValueKey`.
+nonisolated(unsafe) public let kCMTimeValueKey: CFString = "value"
+/// The timescale in a `CMTimeCopyAsDictionary` dictionary — `kCMTimeScaleKey`.
+nonisolated(unsafe) public let kCMTimeScaleKey: CFString = "timescale"
+/// The epoch in a `CMTimeCopyAsDictionary` dictionary — `kCMTimeEpochKey`.
+nonisolated(unsafe) public let kCMTimeEpochKey: CFString = "epoch"
+/// The flags in a `CMTimeCopyAsDictionary` dictionary — `kCMTimeFlagsKey`.
+nonisolated(unsafe) public let kCMTimeFlagsKey: CFString = "flags"

@@ -15,6 +15,9 @@ public final class CVBuffer {
     let propagated: NSMutableDictionary
     /// Attachments that stay on this buffer (`kCVAttachmentMode_ShouldNotPropagate`).
     let notPropagated = NSMutableDictionary()
+    /// The objects `CVBufferGetAttachment` lent, by key: Linux's `NSDictionary` hands a string
+    /// value out as a new bridged object on every read, which must live as long as the buffer.
+    var lentAttachments: [String: AnyObject] = [:]
 
     /// Wraps a VAToolbox pixel buffer, with its colour, field and aspect information as
     /// `kCVImageBuffer…` attachments.
@@ -68,8 +71,10 @@ public func CVBufferGetAttachment(
     guard let value = buffer.propagated.compatValue(forKey: key) ?? buffer.notPropagated.compatValue(forKey: key)
     else { return nil }
     attachmentMode?.pointee = buffer.propagated.compatValue(forKey: key) != nil ? .shouldPropagate : .shouldNotPropagate
-    // The dictionary keeps the object alive while it stays attached.
-    return Unmanaged.passUnretained(value as AnyObject)
+    // The buffer keeps the object it lends alive.
+    let object = value as AnyObject
+    buffer.lentAttachments[key as String] = object
+    return Unmanaged.passUnretained(object)
 }
 
 /// The attachments of one mode, or nil when there are none — `CVBufferCopyAttachments`.

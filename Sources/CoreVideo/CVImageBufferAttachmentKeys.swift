@@ -7,7 +7,7 @@ package import VAToolbox
 // The image buffer attachment keys and values (CVImageBuffer.h), with Apple's string values.
 
 /// Colour primaries — `kCVImageBufferColorPrimariesKey`.
-nonisolated(unsafe) public let kCVImageBufferColorPrimariesKey: CFString = "ColorPrimaries"
+nonisolated(unsafe) public let kCVImageBufferColorPrimariesKey: CFString = "CVImageBufferColorPrimaries"
 /// BT.709 primaries — `kCVImageBufferColorPrimaries_ITU_R_709_2`.
 nonisolated(unsafe) public let kCVImageBufferColorPrimaries_ITU_R_709_2: CFString = "ITU_R_709_2"
 /// EBU 3213 primaries — `kCVImageBufferColorPrimaries_EBU_3213`.
@@ -21,7 +21,7 @@ nonisolated(unsafe) public let kCVImageBufferColorPrimaries_DCI_P3: CFString = "
 /// P3 D65 primaries — `kCVImageBufferColorPrimaries_P3_D65`.
 nonisolated(unsafe) public let kCVImageBufferColorPrimaries_P3_D65: CFString = "P3_D65"
 /// Transfer function — `kCVImageBufferTransferFunctionKey`.
-nonisolated(unsafe) public let kCVImageBufferTransferFunctionKey: CFString = "TransferFunction"
+nonisolated(unsafe) public let kCVImageBufferTransferFunctionKey: CFString = "CVImageBufferTransferFunction"
 /// BT.709 transfer — `kCVImageBufferTransferFunction_ITU_R_709_2`.
 nonisolated(unsafe) public let kCVImageBufferTransferFunction_ITU_R_709_2: CFString = "ITU_R_709_2"
 /// SMPTE ST 2084 (PQ) transfer — `kCVImageBufferTransferFunction_SMPTE_ST_2084_PQ`.
@@ -33,7 +33,7 @@ nonisolated(unsafe) public let kCVImageBufferTransferFunction_sRGB: CFString = "
 /// BT.2020 transfer — `kCVImageBufferTransferFunction_ITU_R_2020`.
 nonisolated(unsafe) public let kCVImageBufferTransferFunction_ITU_R_2020: CFString = "ITU_R_2020"
 /// YCbCr matrix — `kCVImageBufferYCbCrMatrixKey`.
-nonisolated(unsafe) public let kCVImageBufferYCbCrMatrixKey: CFString = "YCbCrMatrix"
+nonisolated(unsafe) public let kCVImageBufferYCbCrMatrixKey: CFString = "CVImageBufferYCbCrMatrix"
 /// BT.709 matrix — `kCVImageBufferYCbCrMatrix_ITU_R_709_2`.
 nonisolated(unsafe) public let kCVImageBufferYCbCrMatrix_ITU_R_709_2: CFString = "ITU_R_709_2"
 /// BT.601 matrix — `kCVImageBufferYCbCrMatrix_ITU_R_601_4`.
@@ -41,15 +41,15 @@ nonisolated(unsafe) public let kCVImageBufferYCbCrMatrix_ITU_R_601_4: CFString =
 /// BT.2020 matrix — `kCVImageBufferYCbCrMatrix_ITU_R_2020`.
 nonisolated(unsafe) public let kCVImageBufferYCbCrMatrix_ITU_R_2020: CFString = "ITU_R_2020"
 /// Fields per picture, 1 or 2 — `kCVImageBufferFieldCountKey`.
-nonisolated(unsafe) public let kCVImageBufferFieldCountKey: CFString = "FieldCount"
+nonisolated(unsafe) public let kCVImageBufferFieldCountKey: CFString = "CVFieldCount"
 /// Field order — `kCVImageBufferFieldDetailKey`.
-nonisolated(unsafe) public let kCVImageBufferFieldDetailKey: CFString = "FieldDetail"
+nonisolated(unsafe) public let kCVImageBufferFieldDetailKey: CFString = "CVFieldDetail"
 /// Top field first — `kCVImageBufferFieldDetailTemporalTopFirst`.
 nonisolated(unsafe) public let kCVImageBufferFieldDetailTemporalTopFirst: CFString = "TemporalTopFirst"
 /// Bottom field first — `kCVImageBufferFieldDetailTemporalBottomFirst`.
 nonisolated(unsafe) public let kCVImageBufferFieldDetailTemporalBottomFirst: CFString = "TemporalBottomFirst"
 /// Pixel aspect ratio, a dictionary of the two spacings — `kCVImageBufferPixelAspectRatioKey`.
-nonisolated(unsafe) public let kCVImageBufferPixelAspectRatioKey: CFString = "PixelAspectRatio"
+nonisolated(unsafe) public let kCVImageBufferPixelAspectRatioKey: CFString = "CVPixelAspectRatio"
 /// Horizontal spacing — `kCVImageBufferPixelAspectRatioHorizontalSpacingKey`.
 nonisolated(unsafe) public let kCVImageBufferPixelAspectRatioHorizontalSpacingKey: CFString = "HorizontalSpacing"
 /// Vertical spacing — `kCVImageBufferPixelAspectRatioVerticalSpacingKey`.

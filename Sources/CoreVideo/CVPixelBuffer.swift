@@ -119,3 +119,37 @@ public func CVPixelBufferCreate(
         "there is no IOSurface on Linux: share a GPU picture with pixelBuffer.exportDMABuf() (a DMA-BUF for EGL/Vulkan), or lock the buffer and read its planes"
 )
 public func CVPixelBufferGetIOSurface(_ pixelBuffer: CVPixelBuffer?) -> Unmanaged<AnyObject>? { nil }
+
+/// The padding around the picture that `kCVPixelBufferExtendedPixels…Key` asked for; always none
+/// here (the keys are read and ignored) — `CVPixelBufferGetExtendedPixels`.
+public func CVPixelBufferGetExtendedPixels(
+    _ pixelBuffer: CVPixelBuffer, _ extraColumnsOnLeft: UnsafeMutablePointer<Int>?,
+    _ extraColumnsOnRight: UnsafeMutablePointer<Int>?, _ extraRowsOnTop: UnsafeMutablePointer<Int>?,
+    _ extraRowsOnBottom: UnsafeMutablePointer<Int>?
+) {
+    for out in [extraColumnsOnLeft, extraColumnsOnRight, extraRowsOnTop, extraRowsOnBottom] { out?.pointee = 0 }
+}
+
+/// Fills the extended pixels by replicating the edges — `CVPixelBufferFillExtendedPixels`. There
+/// are none here (see ``CVPixelBufferGetExtendedPixels(_:_:_:_:_:)``), so there is nothing to fill.
+///
+/// - Returns: `kCVReturnSuccess`.
+@discardableResult
+public func CVPixelBufferFillExtendedPixels(_ pixelBuffer: CVPixelBuffer) -> CVReturn { kCVReturnSuccess }
+
+/// Called when a buffer made over the caller's memory goes away —
+/// `CVPixelBufferReleaseBytesCallback`.
+public typealias CVPixelBufferReleaseBytesCallback = (UnsafeMutableRawPointer?, UnsafeRawPointer?) -> Void
+
+/// A pixel buffer over the caller's memory — `CVPixelBufferCreateWithBytes`. Not supported.
+@available(
+    *, unavailable,
+    message:
+        "VAToolbox's pixel buffers own their memory: make one with CVPixelBufferCreate and copy your rows into CVPixelBufferGetBaseAddress while it is locked"
+)
+public func CVPixelBufferCreateWithBytes(
+    _ allocator: CFAllocator?, _ width: Int, _ height: Int, _ pixelFormatType: OSType,
+    _ baseAddress: UnsafeMutableRawPointer, _ bytesPerRow: Int, _ releaseCallback: CVPixelBufferReleaseBytesCallback?,
+    _ releaseRefCon: UnsafeMutableRawPointer?, _ pixelBufferAttributes: CFDictionary?,
+    _ pixelBufferOut: UnsafeMutablePointer<CVPixelBuffer?>
+) -> CVReturn { kCVReturnUnsupported }

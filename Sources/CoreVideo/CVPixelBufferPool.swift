@@ -6,11 +6,17 @@ public final class CVPixelBufferPool {
     public let pool: PixelBufferPool
     /// The pixel buffer attributes the pool was made with.
     let pixelBufferAttributes: NSDictionary
+    /// The pool attributes the pool was made with.
+    let poolAttributes: NSDictionary
 
     /// Wraps a VAToolbox pool.
-    public init(pool: PixelBufferPool, pixelBufferAttributes: NSDictionary = NSDictionary()) {
+    public init(
+        pool: PixelBufferPool, pixelBufferAttributes: NSDictionary = NSDictionary(),
+        poolAttributes: NSDictionary = NSDictionary()
+    ) {
         self.pool = pool
         self.pixelBufferAttributes = pixelBufferAttributes
+        self.poolAttributes = poolAttributes
     }
 }
 
@@ -41,7 +47,9 @@ public func CVPixelBufferPoolCreate(
     do throws(VTError) {
         let pool = try PixelBufferPool(
             pixelFormat: format, width: width, height: height, minimumBufferCount: max(0, minimum))
-        poolOut.pointee = CVPixelBufferPool(pool: pool, pixelBufferAttributes: pixelBufferAttributes ?? NSDictionary())
+        poolOut.pointee = CVPixelBufferPool(
+            pool: pool, pixelBufferAttributes: pixelBufferAttributes ?? NSDictionary(),
+            poolAttributes: poolAttributes ?? NSDictionary())
         return kCVReturnSuccess
     } catch {
         return error == .allocationFailed ? kCVReturnAllocationFailed : kCVReturnInvalidPixelFormat
@@ -68,3 +76,22 @@ public func CVPixelBufferPoolCreatePixelBuffer(
 public func CVPixelBufferPoolGetPixelBufferAttributes(_ pool: CVPixelBufferPool) -> CFDictionary? {
     pool.pixelBufferAttributes
 }
+
+/// The attributes the pool was made with (`kCVPixelBufferPoolMinimumBufferCountKey`, …) —
+/// `CVPixelBufferPoolGetAttributes`.
+public func CVPixelBufferPoolGetAttributes(_ pool: CVPixelBufferPool) -> CFDictionary? { pool.poolAttributes }
+
+/// What `CVPixelBufferPoolFlush` frees — `CVPixelBufferPoolFlushFlags`.
+public struct CVPixelBufferPoolFlushFlags: OptionSet, Sendable {
+    /// The flags' bits.
+    public let rawValue: CVOptionFlags
+    /// Flags from their bits.
+    public init(rawValue: CVOptionFlags) { self.rawValue = rawValue }
+    /// Free the buffers beyond the minimum count too — `kCVPixelBufferPoolFlushExcessBuffers`.
+    public static let excessBuffers = CVPixelBufferPoolFlushFlags(rawValue: 1)
+}
+
+/// Frees the pool's unused buffers — `CVPixelBufferPoolFlush`. Does nothing here: a pool's unused
+/// buffers are kept until the pool goes away (libavutil's buffer pools free nothing earlier), and
+/// the pool goes on handing out buffers.
+public func CVPixelBufferPoolFlush(_ pool: CVPixelBufferPool, _ options: CVPixelBufferPoolFlushFlags) {}

@@ -37,3 +37,14 @@ public let kCVReturnPoolAllocationFailed: CVReturn = VTError.poolAllocationFaile
 public let kCVReturnInvalidPoolAttributes: CVReturn = VTError.invalidPoolAttributes.status
 /// The last Core Video error code — `kCVReturnLast`.
 public let kCVReturnLast: CVReturn = -6699
+/// The buffer does not meet the OpenGL compatibility asked for —
+/// `kCVReturnPixelBufferNotOpenGLCompatible`.
+public let kCVReturnPixelBufferNotOpenGLCompatible: CVReturn = -6683
+/// The buffer does not meet the Metal compatibility asked for —
+/// `kCVReturnPixelBufferNotMetalCompatible`.
+public let kCVReturnPixelBufferNotMetalCompatible: CVReturn = -6684
+/// A pool allocation would pass `kCVPixelBufferPoolAllocationThresholdKey` —
+/// `kCVReturnWouldExceedAllocationThreshold`.
+public let kCVReturnWouldExceedAllocationThreshold: CVReturn = -6689
+/// Try again later — `kCVReturnRetry`.
+public let kCVReturnRetry: CVReturn = -6692

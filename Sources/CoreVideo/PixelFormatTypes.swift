@@ -28,6 +28,8 @@ public let kCVPixelFormatType_444YpCbCr8BiPlanarVideoRange: OSType = PixelFormat
 public let kCVPixelFormatType_444YpCbCr10BiPlanarVideoRange: OSType = PixelFormat.p410VideoRange.rawValue
 /// `'BGRA'`: packed B, G, R, A — `kCVPixelFormatType_32BGRA`.
 public let kCVPixelFormatType_32BGRA: OSType = PixelFormat.bgra.rawValue
+/// Packed R, G, B, 8 bits each — `kCVPixelFormatType_24RGB` (`0x00000018`).
+public let kCVPixelFormatType_24RGB: OSType = PixelFormat.rgb24.rawValue
 
 // Pixel buffer attribute keys (CVPixelBuffer.h), with Apple's string values.
 
@@ -54,6 +56,28 @@ nonisolated(unsafe) public let kCVPixelBufferMetalCompatibilityKey: CFString = "
 nonisolated(unsafe) public let kCVPixelBufferIOSurfacePropertiesKey: CFString = "IOSurfaceProperties"
 /// Buffers a pool allocates up front — `kCVPixelBufferPoolMinimumBufferCountKey`.
 nonisolated(unsafe) public let kCVPixelBufferPoolMinimumBufferCountKey: CFString = "MinimumBufferCount"
+/// How long a pool keeps an unused buffer — `kCVPixelBufferPoolMaximumBufferAgeKey`. Read and
+/// ignored: a pool keeps its unused buffers until it goes away.
+nonisolated(unsafe) public let kCVPixelBufferPoolMaximumBufferAgeKey: CFString = "MaximumBufferAge"
+/// Core Graphics image compatibility — `kCVPixelBufferCGImageCompatibilityKey`. Read and ignored:
+/// there is no Core Graphics on Linux.
+nonisolated(unsafe) public let kCVPixelBufferCGImageCompatibilityKey: CFString = "CGImageCompatibility"
+/// Core Graphics bitmap context compatibility — `kCVPixelBufferCGBitmapContextCompatibilityKey`.
+/// Read and ignored: there is no Core Graphics on Linux.
+nonisolated(unsafe) public let kCVPixelBufferCGBitmapContextCompatibilityKey: CFString =
+    "CGBitmapContextCompatibility"
+/// Plane alignment in bytes — `kCVPixelBufferPlaneAlignmentKey`. Read and ignored: planes start
+/// on 64-byte boundaries here.
+nonisolated(unsafe) public let kCVPixelBufferPlaneAlignmentKey: CFString = "PlaneAlignment"
+/// Padding columns on the left — `kCVPixelBufferExtendedPixelsLeftKey`. Read and ignored (see
+/// `CVPixelBufferGetExtendedPixels`).
+nonisolated(unsafe) public let kCVPixelBufferExtendedPixelsLeftKey: CFString = "ExtendedPixelsLeft"
+/// Padding rows on the top — `kCVPixelBufferExtendedPixelsTopKey`. Read and ignored.
+nonisolated(unsafe) public let kCVPixelBufferExtendedPixelsTopKey: CFString = "ExtendedPixelsTop"
+/// Padding columns on the right — `kCVPixelBufferExtendedPixelsRightKey`. Read and ignored.
+nonisolated(unsafe) public let kCVPixelBufferExtendedPixelsRightKey: CFString = "ExtendedPixelsRight"
+/// Padding rows on the bottom — `kCVPixelBufferExtendedPixelsBottomKey`. Read and ignored.
+nonisolated(unsafe) public let kCVPixelBufferExtendedPixelsBottomKey: CFString = "ExtendedPixelsBottom"
 
 extension ImageBufferAttributes {
     /// Reads a `destinationImageBufferAttributes` / pixel buffer attributes dictionary: the

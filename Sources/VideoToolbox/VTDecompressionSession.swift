@@ -74,12 +74,15 @@ public final class VTDecompressionSession {
     public let decompressionSession: DecompressionSession
     /// The record given at creation; nil for a session used with output handlers.
     let record: VTDecompressionOutputCallbackRecord?
+    /// The destination image buffer attributes given at creation.
+    let imageBufferAttributes: ImageBufferAttributes?
 
     init(
         format: VideoFormatDescription, specification: DecoderSpecification, attributes: ImageBufferAttributes?,
         record: VTDecompressionOutputCallbackRecord?
     ) throws(VTError) {
         self.record = record
+        imageBufferAttributes = attributes
         decompressionSession = try DecompressionSession(
             formatDescription: format, decoderSpecification: specification, imageBufferAttributes: attributes
         ) { output in
@@ -258,7 +261,9 @@ public func VTDecompressionSessionInvalidate(_ session: VTDecompressionSession) 
 public func VTSessionSetProperty(_ session: VTSession, key propertyKey: CFString, value propertyValue: CFTypeRef?)
     -> OSStatus
 {
-    guard let session = session as? VTDecompressionSession else { return kVTParameterErr }
+    guard let session = session as? VTDecompressionSession else {
+        return session is VTPixelTransferSession ? kVTPropertyNotSupportedErr : kVTParameterErr
+    }
     let key = DecompressionPropertyKey(rawValue: String(describing: propertyKey))
     let value: (any Sendable)?
     switch propertyValue {
@@ -298,7 +303,9 @@ public func VTSessionCopyProperty(
     _ session: VTSession, key propertyKey: CFString, allocator: CFAllocator?,
     valueOut propertyValueOut: UnsafeMutableRawPointer
 ) -> OSStatus {
-    guard let session = session as? VTDecompressionSession else { return kVTParameterErr }
+    guard let session = session as? VTDecompressionSession else {
+        return session is VTPixelTransferSession ? kVTPropertyNotSupportedErr : kVTParameterErr
+    }
     let key = DecompressionPropertyKey(rawValue: String(describing: propertyKey))
     do throws(VTError) {
         let value = try session.decompressionSession.property(key)
