@@ -485,15 +485,41 @@ import VideoToolbox
         #expect(CVBufferCopyAttachments(image, .shouldNotPropagate)?["Note"] as? NSString == "mine")
     }
 
+    /// Every picture of `samples` decoded through a `VTDecompressionSession` with a per-frame
+    /// output handler, after `configure` had the session.
+    static func decodedImages(
+        _ samples: [SampleBuffer], format: CMFormatDescription, configure: (VTDecompressionSession) -> Void = { _ in }
+    ) throws -> [CVImageBuffer] {
+        final class Images: @unchecked Sendable {
+            // Unchecked: written by the session's queue, read after the wait.
+            var list: [CVImageBuffer] = []
+        }
+        var created: VTDecompressionSession?
+        #expect(
+            VTDecompressionSessionCreate(
+                allocator: nil, formatDescription: format, decoderSpecification: nil, imageBufferAttributes: nil,
+                outputCallback: nil, decompressionSessionOut: &created) == noErr)
+        let session = try #require(created)
+        configure(session)
+        let images = Images()
+        for sample in samples {
+            let buffer = try sampleBuffer(sample.data, format: format)
+            #expect(
+                VTDecompressionSessionDecodeFrame(session, sampleBuffer: buffer, flags: [], infoFlagsOut: nil) {
+                    _, _, image, _, _ in
+                    if let image { images.list.append(image) }
+                } == noErr)
+        }
+        #expect(VTDecompressionSessionFinishDelayedFrames(session) == noErr)
+        VTDecompressionSessionInvalidate(session)
+        return images.list
+    }
+
     /// The static HDR metadata as Apple's keys carry it: 24 and 4 bytes of `CFData`, the HEVC
     /// SEI payloads big-endian, on every picture (in-band SEI) and in the extensions a caller
     /// gives a description (its container's), which then reach the pictures of a stream that
     /// carries none.
     @Test func staticHDRMetadataTravelsUnderApplesKeys() throws {
-        final class Images: @unchecked Sendable {
-            // Unchecked: written by the session's queue, read after the wait.
-            var list: [CVImageBuffer] = []
-        }
         let mastering: [UInt8] = [
             0x33, 0xC2, 0x86, 0xC4, 0x1D, 0x4C, 0x0B, 0xB8, 0x84, 0xD0, 0x3E, 0x80, 0x3D, 0x13, 0x40, 0x42,
             0x00, 0x98, 0x96, 0x80, 0x00, 0x00, 0x00, 0x01,
@@ -528,24 +554,7 @@ import VideoToolbox
                             format, extensionKey: kCMFormatDescriptionExtension_ContentLightLevelInfo))
                         == light)
             }
-            var created: VTDecompressionSession?
-            #expect(
-                VTDecompressionSessionCreate(
-                    allocator: nil, formatDescription: format, decoderSpecification: nil, imageBufferAttributes: nil,
-                    outputCallback: nil, decompressionSessionOut: &created) == noErr)
-            let session = try #require(created)
-            let images = Images()
-            for sample in samples {
-                let buffer = try Self.sampleBuffer(sample.data, format: format)
-                #expect(
-                    VTDecompressionSessionDecodeFrame(session, sampleBuffer: buffer, flags: [], infoFlagsOut: nil) {
-                        _, _, image, _, _ in
-                        if let image { images.list.append(image) }
-                    } == noErr)
-            }
-            #expect(VTDecompressionSessionFinishDelayedFrames(session) == noErr)
-            VTDecompressionSessionInvalidate(session)
-            return images.list
+            return try Self.decodedImages(samples, format: format)
         }
 
         // In band: x265's SEI messages.
@@ -577,40 +586,16 @@ import VideoToolbox
     /// buffer carries its sample's HDR10+ message under `kCMSampleAttachmentKey_HDR10PlusPerFrameData`
     /// (from the country code 0xB5 on); off, none.
     @Test func hdr10PlusTravelsUnderApplesKey() throws {
-        final class Images: @unchecked Sendable {
-            // Unchecked: written by the session's queue, read after the wait.
-            var list: [CVImageBuffer] = []
-        }
         func images(propagating: Bool) throws -> [CVImageBuffer] {
             let samples = try Self.samples("hevc-hdr10plus.265", codec: .hevc)
-            let format = try Self.formatDescription(samples[0].formatDescription)
-            var created: VTDecompressionSession?
-            #expect(
-                VTDecompressionSessionCreate(
-                    allocator: nil, formatDescription: format, decoderSpecification: nil, imageBufferAttributes: nil,
-                    outputCallback: nil, decompressionSessionOut: &created) == noErr)
-            guard let session = created else {
-                Issue.record("VTDecompressionSessionCreate gave no session")
-                return []
-            }
-            if propagating {
+            return try Self.decodedImages(samples, format: try Self.formatDescription(samples[0].formatDescription)) {
+                session in
+                guard propagating else { return }
                 #expect(
                     VTSessionSetProperty(
                         session, key: kVTDecompressionPropertyKey_PropagatePerFrameHDRDisplayMetadata,
                         value: kCFBooleanTrue) == noErr)
             }
-            let images = Images()
-            for sample in samples {
-                let buffer = try Self.sampleBuffer(sample.data, format: format)
-                #expect(
-                    VTDecompressionSessionDecodeFrame(session, sampleBuffer: buffer, flags: [], infoFlagsOut: nil) {
-                        _, _, image, _, _ in
-                        if let image { images.list.append(image) }
-                    } == noErr)
-            }
-            #expect(VTDecompressionSessionFinishDelayedFrames(session) == noErr)
-            VTDecompressionSessionInvalidate(session)
-            return images.list
         }
         let propagated = try images(propagating: true)
         #expect(propagated.count == 10)
