@@ -191,10 +191,9 @@ final class Demuxer {
         } else {
             try seekInContainer(to: time, exactly: exactly)
             ahead = try readAhead(past: time)
-            // libavformat's seek can leave nothing to read (seen on a small MPEG-TS file, whose
-            // every seek read no sample), or, in a file without an index (MPEG-TS), land on the
-            // packet nearest the time whether it is a sync sample or not: then the file is read
-            // from its start, as a raw stream is.
+            // libavformat's seek can leave nothing to read, or, in a file without an index
+            // (MPEG-TS), land on the packet nearest the time whether it is a sync sample or not:
+            // then the file is read from its start, as a raw stream is.
             var readNothing = false
             if case .pastTheEnd(lastEnd: nil) = ahead { readNothing = true }
             let landedOnSync = queuedIndex < queued.count && queued[queuedIndex].isSync
