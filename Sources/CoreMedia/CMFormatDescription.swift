@@ -76,6 +76,14 @@ nonisolated(unsafe) public let kCMFormatDescriptionExtension_TransferFunction: C
     kCVImageBufferTransferFunctionKey
 /// YCbCr matrix — `kCMFormatDescriptionExtension_YCbCrMatrix`.
 nonisolated(unsafe) public let kCMFormatDescriptionExtension_YCbCrMatrix: CFString = kCVImageBufferYCbCrMatrixKey
+/// The mastering display colour volume the container states, 24 bytes of `CFData` (the HEVC SEI
+/// layout) — `kCMFormatDescriptionExtension_MasteringDisplayColorVolume`.
+nonisolated(unsafe) public let kCMFormatDescriptionExtension_MasteringDisplayColorVolume: CFString =
+    kCVImageBufferMasteringDisplayColorVolumeKey
+/// The content light level the container states, 4 bytes of `CFData` —
+/// `kCMFormatDescriptionExtension_ContentLightLevelInfo`.
+nonisolated(unsafe) public let kCMFormatDescriptionExtension_ContentLightLevelInfo: CFString =
+    kCVImageBufferContentLightLevelInfoKey
 
 // MARK: - Creation
 
@@ -88,13 +96,33 @@ private func parameterSets(_ count: Int, _ pointers: UnsafePointer<UnsafePointer
 
 /// Runs a VAToolbox initialiser and stores the description, or returns its status.
 private func create(
-    _ out: UnsafeMutablePointer<CMFormatDescription?>, _ make: () throws(VTError) -> VideoFormatDescription
+    _ out: UnsafeMutablePointer<CMFormatDescription?>, extensions: CFDictionary? = nil,
+    _ make: () throws(VTError) -> VideoFormatDescription
 ) -> OSStatus {
     do throws(VTError) {
-        out.pointee = CMFormatDescription(try make())
+        var description = try make()
+        // The static HDR metadata the caller's container states (Apple's bytes): sessions attach
+        // it to the pictures whose stream carries none of its own.
+        if let bytes = dataValue(extensions, kCMFormatDescriptionExtension_MasteringDisplayColorVolume) {
+            description.extensions.masteringDisplayColorVolume = MasteringDisplayColorVolume(appleBytes: bytes)
+        }
+        if let bytes = dataValue(extensions, kCMFormatDescriptionExtension_ContentLightLevelInfo) {
+            description.extensions.contentLightLevel = ContentLightLevel(appleBytes: bytes)
+        }
+        out.pointee = CMFormatDescription(description)
         return noErr
     } catch {
         return error.status
+    }
+}
+
+/// The bytes of a `CFData` extension, nil when absent or not data.
+private func dataValue(_ extensions: CFDictionary?, _ key: CFString) -> [UInt8]? {
+    switch extensions?.compatValue(forKey: key) {
+    case let data as Data: return [UInt8](data)
+    case let data as NSData: return [UInt8](Data(referencing: data))
+    case let bytes as [UInt8]: return bytes
+    default: return nil
     }
 }
 
@@ -121,7 +149,9 @@ public func CMVideoFormatDescriptionCreateFromH264ParameterSets(
 /// `CMVideoFormatDescriptionCreateFromHEVCParameterSets`
 /// (``VideoFormatDescription/init(hevcParameterSets:nalUnitHeaderLength:)``).
 ///
-/// - Parameter extensions: Extensions to add; those the bitstream states win.
+/// - Parameter extensions: Extensions to add: the static HDR metadata
+///   (`kCMFormatDescriptionExtension_MasteringDisplayColorVolume`, `…_ContentLightLevelInfo`);
+///   the colour the bitstream states wins.
 /// - Returns: `noErr`, or `kCMFormatDescriptionError_InvalidParameter` for parameter sets that
 ///   do not parse.
 @discardableResult
@@ -130,7 +160,7 @@ public func CMVideoFormatDescriptionCreateFromHEVCParameterSets(
     parameterSetSizes: UnsafePointer<Int>, nalUnitHeaderLength NALUnitHeaderLength: Int32, extensions: CFDictionary?,
     formatDescriptionOut: UnsafeMutablePointer<CMFormatDescription?>
 ) -> OSStatus {
-    create(formatDescriptionOut) { () throws(VTError) in
+    create(formatDescriptionOut, extensions: extensions) { () throws(VTError) in
         try VideoFormatDescription(
             hevcParameterSets: parameterSets(parameterSetCount, parameterSetPointers, parameterSetSizes),
             nalUnitHeaderLength: Int(NALUnitHeaderLength))
@@ -158,10 +188,14 @@ public func CMVideoFormatDescriptionCreate(
     switch codecType {
     case kCMVideoCodecType_H264:
         guard let avcC = atom("avcC") else { return kCMFormatDescriptionError_InvalidParameter }
-        return create(formatDescriptionOut) { () throws(VTError) in try VideoFormatDescription(avcC: avcC) }
+        return create(formatDescriptionOut, extensions: extensions) { () throws(VTError) in
+            try VideoFormatDescription(avcC: avcC)
+        }
     case kCMVideoCodecType_HEVC:
         guard let hvcC = atom("hvcC") else { return kCMFormatDescriptionError_InvalidParameter }
-        return create(formatDescriptionOut) { () throws(VTError) in try VideoFormatDescription(hvcC: hvcC) }
+        return create(formatDescriptionOut, extensions: extensions) { () throws(VTError) in
+            try VideoFormatDescription(hvcC: hvcC)
+        }
     default:
         guard PixelFormat(rawValue: codecType).ffmpegName != nil, width > 0, height > 0 else {
             return kCMFormatDescriptionError_InvalidParameter
@@ -224,7 +258,9 @@ public func CMFormatDescriptionGetExtensions(_ desc: CMFormatDescription) -> CFD
     dictionary[kCMFormatDescriptionExtension_FieldCount] = NSNumber(value: extensions.fieldCount)
     let colors = CVImageBufferAttachmentKeys.colorDictionary(
         primaries: extensions.colorPrimaries, transfer: extensions.transferFunction, matrix: extensions.yCbCrMatrix,
-        pixelAspectRatio: extensions.pixelAspectRatio)
+        pixelAspectRatio: extensions.pixelAspectRatio,
+        masteringDisplayColorVolume: extensions.masteringDisplayColorVolume,
+        contentLightLevel: extensions.contentLightLevel)
     for case (let key as AnyHashable, let value) in colors { dictionary.setObject(value, forKey: key) }
     if !extensions.decoderConfigurationRecord.isEmpty {
         if let name = extensions.decoderConfigurationRecordName, reportedConfigurationAtoms.contains(name) {

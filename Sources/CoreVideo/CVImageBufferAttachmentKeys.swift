@@ -54,6 +54,13 @@ nonisolated(unsafe) public let kCVImageBufferPixelAspectRatioKey: CFString = "Pi
 nonisolated(unsafe) public let kCVImageBufferPixelAspectRatioHorizontalSpacingKey: CFString = "HorizontalSpacing"
 /// Vertical spacing — `kCVImageBufferPixelAspectRatioVerticalSpacingKey`.
 nonisolated(unsafe) public let kCVImageBufferPixelAspectRatioVerticalSpacingKey: CFString = "VerticalSpacing"
+/// The mastering display colour volume, 24 bytes of `CFData` as the HEVC SEI message's payload
+/// (big-endian; primaries green, blue, red, white point, maximum and minimum luminance) —
+/// `kCVImageBufferMasteringDisplayColorVolumeKey`.
+nonisolated(unsafe) public let kCVImageBufferMasteringDisplayColorVolumeKey: CFString = "MasteringDisplayColorVolume"
+/// The content light level, 4 bytes of `CFData` (MaxCLL, MaxFALL, big-endian) —
+/// `kCVImageBufferContentLightLevelInfoKey`.
+nonisolated(unsafe) public let kCVImageBufferContentLightLevelInfoKey: CFString = "ContentLightLevelInfo"
 
 /// The attachments a decoded picture starts with (and the colour extensions of a format
 /// description, in CoreMedia).
@@ -83,7 +90,9 @@ package enum CVImageBufferAttachmentKeys {
     static func dictionary(for attachments: ImageBufferAttachments) -> NSMutableDictionary {
         let dictionary = colorDictionary(
             primaries: attachments.colorPrimaries, transfer: attachments.transferFunction,
-            matrix: attachments.yCbCrMatrix, pixelAspectRatio: attachments.pixelAspectRatio)
+            matrix: attachments.yCbCrMatrix, pixelAspectRatio: attachments.pixelAspectRatio,
+            masteringDisplayColorVolume: attachments.masteringDisplayColorVolume,
+            contentLightLevel: attachments.contentLightLevel)
         dictionary[kCVImageBufferFieldCountKey] = NSNumber(value: attachments.fieldCount)
         if attachments.fieldCount == 2 {
             dictionary[kCVImageBufferFieldDetailKey] =
@@ -93,10 +102,12 @@ package enum CVImageBufferAttachmentKeys {
         return dictionary
     }
 
-    /// The colour and aspect keys for the code points CoreVideo has constants for.
+    /// The colour and aspect keys for the code points CoreVideo has constants for, and the static
+    /// HDR metadata as Apple's bytes.
     package static func colorDictionary(
         primaries: ColorPrimaries?, transfer: TransferFunction?, matrix: YCbCrMatrix?,
-        pixelAspectRatio: PixelAspectRatio?
+        pixelAspectRatio: PixelAspectRatio?, masteringDisplayColorVolume: MasteringDisplayColorVolume?,
+        contentLightLevel: ContentLightLevel?
     ) -> NSMutableDictionary {
         let dictionary = NSMutableDictionary()
         if let value = primaries.flatMap({ Self.primaries[$0] }) {
@@ -113,6 +124,12 @@ package enum CVImageBufferAttachmentKeys {
             spacing[kCVImageBufferPixelAspectRatioHorizontalSpacingKey] = NSNumber(value: ratio.horizontalSpacing)
             spacing[kCVImageBufferPixelAspectRatioVerticalSpacingKey] = NSNumber(value: ratio.verticalSpacing)
             dictionary[kCVImageBufferPixelAspectRatioKey] = spacing
+        }
+        if let bytes = masteringDisplayColorVolume?.appleBytes {
+            dictionary[kCVImageBufferMasteringDisplayColorVolumeKey] = NSData(bytes: bytes, length: bytes.count)
+        }
+        if let bytes = contentLightLevel?.appleBytes {
+            dictionary[kCVImageBufferContentLightLevelInfoKey] = NSData(bytes: bytes, length: bytes.count)
         }
         return dictionary
     }

@@ -160,6 +160,8 @@ enum ProbeCommand {
         if let transfer = ext.transferFunction { colour.append("transfer \(transfer)") }
         if let matrix = ext.yCbCrMatrix { colour.append("matrix \(matrix)") }
         print("  colour: \(colour.joined(separator: ", "))")
+        if let display = ext.masteringDisplayColorVolume { print("  mastering display: \(display)") }
+        if let light = ext.contentLightLevel { print("  content light level: \(light)") }
         var aspect = ext.pixelAspectRatio.map { "\($0)" } ?? "unknown"
         if ext.pixelAspectRatio == nil, let containerAspect { aspect = "\(containerAspect) (from the container)" }
         print("  pixel aspect: \(aspect), \(stream.mayBeInterlaced ? "may be interlaced" : "progressive")")
@@ -219,6 +221,29 @@ enum ProbeCommand {
                 ("max_dec_frame_buffering", .int(stream.maxDecFrameBuffering)),
                 ("frame_rate", .string(frameRate(format).map { "\($0.num)/\($0.den)" })),
                 ("parameter_sets", .int(format.parameterSetCount)),
+                ("mastering_display", ext.masteringDisplayColorVolume.map(masteringJSON) ?? .null),
+                (
+                    "content_light_level",
+                    ext.contentLightLevel.map {
+                        .object([
+                            ("max_content", .int(Int($0.maximumContentLightLevel))),
+                            ("max_average", .int(Int($0.maximumFrameAverageLightLevel))),
+                        ])
+                    } ?? .null
+                ),
             ])
+    }
+
+    /// The mastering display colour volume with ffprobe's side-data field names, as numbers
+    /// (chromaticities, luminance in cd/m²).
+    static func masteringJSON(_ display: MasteringDisplayColorVolume) -> JSON {
+        .object([
+            ("red_x", .double(display.red.x)), ("red_y", .double(display.red.y)),
+            ("green_x", .double(display.green.x)), ("green_y", .double(display.green.y)),
+            ("blue_x", .double(display.blue.x)), ("blue_y", .double(display.blue.y)),
+            ("white_point_x", .double(display.whitePoint.x)), ("white_point_y", .double(display.whitePoint.y)),
+            ("min_luminance", .double(display.minimumLuminance)),
+            ("max_luminance", .double(display.maximumLuminance)),
+        ])
     }
 }

@@ -93,12 +93,15 @@ default:
         printError("vatoolbox: unknown command '\(command)'; 'vatoolbox help' lists the commands")
         exit(ExitStatus.usage)
     }
+    let descriptorsBefore = DescriptorReport.isOn ? DescriptorReport.openDescriptors() : [:]
+    defer { if DescriptorReport.isOn { DescriptorReport.print(since: descriptorsBefore) } }
     do throws(CommandFailure) {
         try run(arguments)
     } catch {
         var line = "vatoolbox \(command): \(error.message)"
         if error.status == ExitStatus.usage { line += " (see 'vatoolbox \(command) --help')" }
         printError(line)
+        if DescriptorReport.isOn { DescriptorReport.print(since: descriptorsBefore) }
         exit(error.status)
     }
 }

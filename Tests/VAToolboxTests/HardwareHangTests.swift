@@ -85,6 +85,7 @@ struct HardwareHangTests {
         #expect(lines.allSatisfy(expected.contains), "a frame differs from the software decode")
         if lines.count < expected.count {
             #expect(run.status == 1 && run.standardError.contains(Self.hangMessage), "\(run.standardError)")
+            #expect(run.standardError.contains("vaSyncSurface had not returned"), "\(run.standardError)")
         }
     }
 
@@ -97,10 +98,35 @@ struct HardwareHangTests {
         #expect(run.status == 1)
         #expect(run.standardError.contains("kVTVideoDecoderMalfunctionErr (-12911)"), "\(run.standardError)")
         #expect(run.standardError.contains(Self.hangMessage), "\(run.standardError)")
+        #expect(
+            run.standardError.contains("vaEndPicture had not returned after")
+                && run.standardError.contains("[libva vaEndPicture: 38 no answer after"),
+            "the hang names the entry point it is stuck in and the time waited: \(run.standardError)")
         let expected = Self.frameLines(try Self.softwareFrameMD5())
         let lines = Self.frameLines(run.text)
         #expect(!lines.isEmpty && lines.count < expected.count)
         #expect(lines.allSatisfy(expected.contains), "a frame before the hang differs from the software decode")
+    }
+
+    /// A driver that hangs while the decoder opens (the first `vaCreateConfig` of the process)
+    /// does not block the caller: a `.preferred` session decodes every frame on the CPU, a
+    /// `.required` one fails to open with the hang, naming the entry point.
+    @Test(arguments: TestVADriver.personalities)
+    func aHangWhileTheDecoderOpensIsBoundedToo(_ personality: String?) throws {
+        let preferred = try Self.frameMD5(hanging: "CreateConfig:1", personality: personality)
+        #expect(!preferred.timedOut, "the tool hung")
+        #expect(preferred.standardError.contains("vatb: hanging call 1 of CreateConfig"), "\(preferred.standardError)")
+        #expect(preferred.status == 0, "\(preferred.standardError)")
+        #expect(preferred.text == (try Self.softwareFrameMD5()), "every frame, decoded on the CPU")
+
+        let required = try Self.frameMD5(hanging: "CreateConfig:1", personality: personality, hwaccel: "vaapi")
+        #expect(!required.timedOut, "the tool hung")
+        #expect(required.status == 1, "\(required.standardError)")
+        #expect(required.standardError.contains("kVTVideoDecoderMalfunctionErr (-12911)"), "\(required.standardError)")
+        #expect(
+            required.standardError.contains("did not answer within 300 ms while opening the decoder: vaCreateConfig"),
+            "\(required.standardError)")
+        #expect(Self.frameLines(required.text).isEmpty)
     }
 
     /// A call slower than usual but within the bound is no hang: the GPU decodes every frame.
@@ -114,21 +140,30 @@ struct HardwareHangTests {
 }
 
 /// ``WatchdogBackend`` in process, over a back end that blocks until it is let go.
-@Suite struct WatchdogBackendTests {
+/// Serialized: ``WatchdogBackend/stuckCalls`` counts the whole process's stuck calls.
+@Suite(.serialized) struct WatchdogBackendTests {
     /// A back end whose `decode` of the sample `[1]` blocks while `gate` is closed.
     final class BlockingBackend: DecoderBackend, @unchecked Sendable {
         let gate: DispatchSemaphore
         let hardware: HardwareDecoding? = nil
         let released: Flag
+        /// The driver entry point the blocked call is inside, as the driver table's hooks record it.
+        let entryPoint: StaticString?
 
-        init(gate: DispatchSemaphore, released: Flag) {
+        init(gate: DispatchSemaphore, released: Flag, entryPoint: StaticString? = nil) {
             self.gate = gate
             self.released = released
+            self.entryPoint = entryPoint
         }
         deinit { released.value.withLock { $0 = true } }
 
         func decode(_ data: [UInt8], token: Int64) -> DecodeStep {
-            if data == [1] { gate.wait() }
+            guard data == [1] else { return DecodeStep() }
+            if let entryPoint {
+                DriverCallsInFlight.during(entryPoint) { gate.wait() }
+            } else {
+                gate.wait()
+            }
             return DecodeStep()
         }
         func drain() -> [DecodedPicture] { [] }
@@ -172,5 +207,20 @@ struct HardwareHangTests {
         }
         #expect(WatchdogBackend.stuckCalls == before, "the call that returned is no longer counted")
         #expect(released.value.withLock { $0 }, "the back end is released once its call returned")
+    }
+
+    @Test func theHangNamesTheDriverEntryPointItIsStuckInAndTheTimeWaited() {
+        let gate = DispatchSemaphore(value: 0)
+        defer { gate.signal() }
+        let watchdog = WatchdogBackend(
+            BlockingBackend(gate: gate, released: Flag(), entryPoint: "vaSyncSurface"), limit: .milliseconds(100))
+        guard case .deviceHung(let error)? = watchdog.decode([1], token: 1).failure else {
+            Issue.record("a blocked call is not reported as a hang")
+            return
+        }
+        #expect(error.reason.contains("did not answer within 100 ms while decoding a sample"), "\(error.reason)")
+        #expect(error.reason.contains(": vaSyncSurface had not returned after "), "\(error.reason)")
+        #expect(error.cause?.library == "libva" && error.cause?.function == "vaSyncSurface", "\(error)")
+        #expect(DriverCallsInFlight.call(on: pthread_self()) == nil, "the test's own thread is in no driver call")
     }
 }

@@ -119,6 +119,9 @@ extension VATestDriverTests {
             fixture("h264-sample-entry-smaller.mp4"), fixture("mpeg2-size-change.m2v"),
             fixture("h264-remuxed-from-annexb.mp4", checksCommittedOracle: false),
             fixture("hevc-remuxed-from-annexb.mp4", checksCommittedOracle: false),
+            // Static HDR metadata in the stream (HEVC SEI, AV1 metadata OBUs) or the container.
+            fixture("hevc-hdr10.265", "yuv420p10le"), fixture("av1-hdr10.ivf", "yuv420p10le", decoder: "av1"),
+            fixture("h264-container-hdr.mp4"), fixture("h264-container-hdr.mkv"),
         ]
 
         /// The fixtures left out, and why.

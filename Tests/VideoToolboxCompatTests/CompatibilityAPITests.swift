@@ -487,6 +487,94 @@ import VideoToolbox
         #expect(CVBufferCopyAttachments(image, .shouldNotPropagate)?["Note"] as? NSString == "mine")
     }
 
+    /// The static HDR metadata as Apple's keys carry it: 24 and 4 bytes of `CFData`, the HEVC
+    /// SEI payloads big-endian, on every picture (in-band SEI) and in the extensions a caller
+    /// gives a description (its container's), which then reach the pictures of a stream that
+    /// carries none.
+    @Test func staticHDRMetadataTravelsUnderApplesKeys() throws {
+        final class Images: @unchecked Sendable {
+            // Unchecked: written by the session's queue, read after the wait.
+            var list: [CVImageBuffer] = []
+        }
+        let mastering: [UInt8] = [
+            0x33, 0xC2, 0x86, 0xC4, 0x1D, 0x4C, 0x0B, 0xB8, 0x84, 0xD0, 0x3E, 0x80, 0x3D, 0x13, 0x40, 0x42,
+            0x00, 0x98, 0x96, 0x80, 0x00, 0x00, 0x00, 0x01,
+        ]
+        let light: [UInt8] = [0x03, 0xE8, 0x01, 0x90]
+        func bytes(_ value: Any?) -> [UInt8]? { (value as? NSData).map { [UInt8](Data(referencing: $0)) } }
+        func decodedImages(_ name: String, codec: VideoCodecType, extensions: CFDictionary?) throws -> [CVImageBuffer] {
+            let samples = try Self.samples(name, codec: codec)
+            let parameterSets = samples[0].formatDescription.parameterSets
+            let pointers = parameterSets.map { set -> UnsafePointer<UInt8> in
+                let copy = UnsafeMutablePointer<UInt8>.allocate(capacity: set.count)
+                copy.initialize(from: set, count: set.count)
+                return UnsafePointer(copy)
+            }
+            defer { pointers.forEach { $0.deallocate() } }
+            var description: CMFormatDescription?
+            #expect(
+                CMVideoFormatDescriptionCreateFromHEVCParameterSets(
+                    allocator: nil, parameterSetCount: pointers.count, parameterSetPointers: pointers,
+                    parameterSetSizes: parameterSets.map(\.count), nalUnitHeaderLength: 4, extensions: extensions,
+                    formatDescriptionOut: &description) == noErr)
+            let format = try #require(description)
+            if extensions != nil {
+                #expect(
+                    bytes(
+                        CMFormatDescriptionGetExtension(
+                            format, extensionKey: kCMFormatDescriptionExtension_MasteringDisplayColorVolume))
+                        == mastering)
+                #expect(
+                    bytes(
+                        CMFormatDescriptionGetExtension(
+                            format, extensionKey: kCMFormatDescriptionExtension_ContentLightLevelInfo))
+                        == light)
+            }
+            var created: VTDecompressionSession?
+            #expect(
+                VTDecompressionSessionCreate(
+                    allocator: nil, formatDescription: format, decoderSpecification: nil, imageBufferAttributes: nil,
+                    outputCallback: nil, decompressionSessionOut: &created) == noErr)
+            let session = try #require(created)
+            let images = Images()
+            for sample in samples {
+                let buffer = try Self.sampleBuffer(sample.data, format: format)
+                #expect(
+                    VTDecompressionSessionDecodeFrame(session, sampleBuffer: buffer, flags: [], infoFlagsOut: nil) {
+                        _, _, image, _, _ in
+                        if let image { images.list.append(image) }
+                    } == noErr)
+            }
+            #expect(VTDecompressionSessionFinishDelayedFrames(session) == noErr)
+            VTDecompressionSessionInvalidate(session)
+            return images.list
+        }
+
+        // In band: x265's SEI messages.
+        let inBand = try decodedImages("hevc-hdr10.265", codec: .hevc, extensions: nil)
+        #expect(inBand.count == 10)
+        for image in inBand {
+            #expect(
+                bytes(CVBufferCopyAttachment(image, kCVImageBufferMasteringDisplayColorVolumeKey, nil)) == mastering)
+            #expect(bytes(CVBufferCopyAttachment(image, kCVImageBufferContentLightLevelInfoKey, nil)) == light)
+        }
+        // From the caller's extensions, for a stream that carries none.
+        let extensions = NSMutableDictionary()
+        extensions[kCMFormatDescriptionExtension_MasteringDisplayColorVolume] = NSData(
+            bytes: mastering, length: mastering.count)
+        extensions[kCMFormatDescriptionExtension_ContentLightLevelInfo] = NSData(bytes: light, length: light.count)
+        let fromContainer = try decodedImages("hevc-main.265", codec: .hevc, extensions: extensions)
+        #expect(!fromContainer.isEmpty)
+        for image in fromContainer {
+            #expect(
+                bytes(CVBufferCopyAttachment(image, kCVImageBufferMasteringDisplayColorVolumeKey, nil)) == mastering)
+            #expect(bytes(CVBufferCopyAttachment(image, kCVImageBufferContentLightLevelInfoKey, nil)) == light)
+        }
+        let plain = try decodedImages("hevc-main.265", codec: .hevc, extensions: nil)
+        #expect(
+            plain.allSatisfy { CVBufferCopyAttachment($0, kCVImageBufferMasteringDisplayColorVolumeKey, nil) == nil })
+    }
+
     // MARK: - Time
 
     @Test func timeFunctionsComputeAsCoreMedia() {

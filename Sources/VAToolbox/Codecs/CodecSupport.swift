@@ -103,6 +103,10 @@ protocol CodecSupport: Sendable {
     /// where the linked libavcodec has the fault, the GPU back end gives a sample whose size
     /// exceeds its surfaces a decoder of its own. Nil for samples that start no new size.
     func hardwareSurfaceSize(startedBy data: [UInt8]) -> VideoDimensions?
+    /// The static HDR metadata a sample carries where libavcodec's decoder on the GPU path does
+    /// not export it (AV1 metadata OBUs); nil for codecs whose decoder does (H.264, HEVC SEI) and
+    /// for samples that carry none.
+    func staticHDRMetadata(in data: [UInt8]) -> StaticHDRMetadata?
     /// The in-band parameter-set rules of a container whose configuration record lacks some of
     /// the stream's parameter sets (an `avcC` without SPS/PPS): nil for codecs whose records are
     /// always complete or that configure themselves in band.
@@ -191,6 +195,7 @@ extension CodecSupport {
     var hardwareSurfaceFault: LibavcodecFault? { nil }
 
     func hardwareSurfaceSize(startedBy data: [UInt8]) -> VideoDimensions? { nil }
+    func staticHDRMetadata(in data: [UInt8]) -> StaticHDRMetadata? { nil }
 
     func softwareDecoderFault(for format: VideoFormatDescription) -> (fault: LibavcodecFault, refusal: VTError)? {
         nil

@@ -45,6 +45,11 @@ struct StreamParameters: Sendable, Hashable {
     /// The container's FourCC of the stream (`codec_tag`: an AVI's `biCompression`, an MP4's
     /// sample entry type), 0 when it has none.
     var codecTag: UInt32 = 0
+    /// The mastering display colour volume the container states (MP4 `mdcv`, Matroska
+    /// `MasteringMetadata`), nil when it states none.
+    var masteringDisplayColorVolume: MasteringDisplayColorVolume?
+    /// The content light level the container states (MP4 `clli`, Matroska `MaxCLL`/`MaxFALL`).
+    var contentLightLevel: ContentLightLevel?
 
     /// The profile's name for people: libavcodec's, else its number, else `"unknown"`.
     var profileDisplayName: String { profileName ?? profile.map { "\($0)" } ?? "unknown" }
@@ -60,6 +65,19 @@ struct StreamParameters: Sendable, Hashable {
         extensions.chromaLocation = chromaLocation
         extensions.fieldCount = mayBeInterlaced ? 2 : 1
         extensions.decoderConfigurationRecord = configurationRecord
+        extensions.masteringDisplayColorVolume = masteringDisplayColorVolume
+        extensions.contentLightLevel = contentLightLevel
         return extensions
+    }
+
+    /// `format` with the static HDR metadata the container states, for a description made from
+    /// the stream's own parameter sets (which carry none); what the description has stays.
+    func addingContainerMetadata(to format: VideoFormatDescription) -> VideoFormatDescription {
+        guard masteringDisplayColorVolume != nil || contentLightLevel != nil else { return format }
+        var format = format
+        format.extensions.masteringDisplayColorVolume =
+            format.extensions.masteringDisplayColorVolume ?? masteringDisplayColorVolume
+        format.extensions.contentLightLevel = format.extensions.contentLightLevel ?? contentLightLevel
+        return format
     }
 }

@@ -239,6 +239,14 @@ public struct FormatDescriptionExtensions: Sendable, Hashable, CustomStringConve
     /// (`"avcC"`, `"hvcC"`, `"av1C"`, `"vpcC"`), or `"sequence header"` for MPEG-2; set by the
     /// description it belongs to from its codec, nil for VP8 and for extensions made by hand.
     public internal(set) var decoderConfigurationRecordName: String?
+    /// `kCMFormatDescriptionExtension_MasteringDisplayColorVolume`: the mastering display the
+    /// container states (MP4 `mdcv`, Matroska `MasteringMetadata`), nil when it states none.
+    /// Pictures whose stream carries its own (an HEVC or H.264 SEI message, an AV1 metadata OBU)
+    /// have that one attached instead (``ImageBufferAttachments/masteringDisplayColorVolume``).
+    public var masteringDisplayColorVolume: MasteringDisplayColorVolume?
+    /// `kCMFormatDescriptionExtension_ContentLightLevelInfo`: the content light level the
+    /// container states (MP4 `clli`, Matroska `MaxCLL` and `MaxFALL`), nil when it states none.
+    public var contentLightLevel: ContentLightLevel?
 
     /// Creates empty extensions.
     public init() {}
@@ -257,6 +265,10 @@ public struct FormatDescriptionExtensions: Sendable, Hashable, CustomStringConve
         if let chromaLocation {
             parts.append("ChromaLocationTopField: \(Self.chromaLocationNames[chromaLocation] ?? "\(chromaLocation)")")
         }
+        if let masteringDisplayColorVolume {
+            parts.append("MasteringDisplayColorVolume: \(masteringDisplayColorVolume)")
+        }
+        if let contentLightLevel { parts.append("ContentLightLevelInfo: \(contentLightLevel)") }
         if !decoderConfigurationRecord.isEmpty {
             let size = "\(decoderConfigurationRecord.count) bytes"
             parts.append(

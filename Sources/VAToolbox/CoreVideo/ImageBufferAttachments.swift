@@ -15,6 +15,14 @@ public struct ImageBufferAttachments: Sendable, Hashable {
     public var fieldCount: Int
     /// `kCVImageBufferFieldDetailKey`: whether the top field comes first, for interlaced pictures.
     public var topFieldFirst: Bool
+    /// `kCVImageBufferMasteringDisplayColorVolumeKey`: the display the picture was mastered on,
+    /// as its stream says (an HEVC or H.264 SEI message, an AV1 metadata OBU) or else as its
+    /// container says (the format description's
+    /// ``FormatDescriptionExtensions/masteringDisplayColorVolume``); nil when neither says.
+    public var masteringDisplayColorVolume: MasteringDisplayColorVolume?
+    /// `kCVImageBufferContentLightLevelInfoKey`: the content light level, from the stream or
+    /// else the container, as ``masteringDisplayColorVolume``; nil when neither says.
+    public var contentLightLevel: ContentLightLevel?
 
     /// Reads the attachments of a decoded frame.
     init(frame: Frame) {
@@ -32,5 +40,7 @@ public struct ImageBufferAttachments: Sendable, Hashable {
             ? PixelAspectRatio(horizontalSpacing: sar.numerator, verticalSpacing: sar.denominator) : nil
         fieldCount = frame.isInterlaced ? 2 : 1
         topFieldFirst = frame.isTopFieldFirst
+        masteringDisplayColorVolume = frame.masteringDisplay.flatMap(MasteringDisplayColorVolume.init(libav:))
+        contentLightLevel = frame.contentLightLevel.map(ContentLightLevel.init(libav:))
     }
 }

@@ -14,6 +14,9 @@ final class LibavcodecContext {
 
     /// The description whose stream this decoder is set up for.
     private(set) var formatDescription: VideoFormatDescription
+    /// The static HDR metadata the samples carried where libavcodec does not export it
+    /// (``CodecSupport/staticHDRMetadata(in:)``), the latest of each kind.
+    private var streamHDRMetadata = StaticHDRMetadata()
 
     /// The libavcodec calls.
     let context: DecoderContext
@@ -101,6 +104,9 @@ final class LibavcodecContext {
             // The token comes back as the picture's `pts`, as the `pkt_dts` of the picture this
             // packet releases from the decoder's reorder buffer, and on what libavcodec logs while
             // decoding this sample, on any thread.
+            if let found = formatDescription.codecSupport.staticHDRMetadata(in: data) {
+                streamHDRMetadata = streamHDRMetadata.updated(by: found)
+            }
             try context.loadPacket(data, token: token)
             defer { context.unloadPacket() }
             var status = context.sendPacket()
@@ -148,7 +154,16 @@ final class LibavcodecContext {
             let status = context.receiveFrame()
             if FFmpegStatus.isAgain(status) || FFmpegStatus.isEndOfFile(status) { return }
             try FFmpegStatus.check(status, "avcodec_receive_frame", "receiving a decoded picture")
-            pictures.append(explained(try picture(context.receivedFrame)))
+            let frame = context.receivedFrame
+            // What the stream said last, else what its container says, where the decoder
+            // attached nothing of its own.
+            let extensions = formatDescription.extensions
+            let mastering = streamHDRMetadata.masteringDisplay ?? extensions.masteringDisplayColorVolume
+            let light = streamHDRMetadata.contentLightLevel ?? extensions.contentLightLevel
+            if mastering != nil || light != nil {
+                frame.attachStaticHDRMetadata(mastering?.libavCodes, light?.libavValues)
+            }
+            pictures.append(explained(try picture(frame)))
         }
     }
 

@@ -48,6 +48,41 @@ final class WatchdogBackend: DecoderBackend {
         worker = DispatchQueue(label: "VAToolbox.WatchdogBackend")
     }
 
+    private init(opened watched: Watched, hardware: HardwareDecoding?, worker: DispatchQueue, limit: Duration) {
+        self.limit = limit
+        self.hardware = hardware
+        self.watched = watched
+        self.worker = worker
+    }
+
+    /// Opens a GPU back end on a thread of its own, waiting for it at most `limit`: a driver that
+    /// hangs while the decoder opens (`vaCreateConfig`, `vaCreateSurfaces`, `vaCreateContext`)
+    /// fails the opening as a hang (the session then decodes on the CPU, or fails under
+    /// ``DecoderSpecification/HardwareAcceleration/required``) instead of blocking the caller.
+    /// A back end that opens after the bound is released on that thread.
+    ///
+    /// - Parameters:
+    ///   - renderNode: The device, for the error.
+    ///   - make: Opens the back end (on the back end's thread).
+    static func open(
+        limit: Duration, renderNode: String?,
+        _ make: @escaping @Sendable () -> Result<any DecoderBackend, VTError>
+    ) -> Result<WatchdogBackend, VTError> {
+        let watched = Watched(nil)
+        let worker = DispatchQueue(label: "VAToolbox.WatchdogBackend")
+        let call = Call<Result<HardwareDecoding?, VTError>>()
+        let started = ContinuousClock.now
+        worker.async {
+            call.start()
+            call.finish(watched.install(make))
+        }
+        guard call.wait(for: limit), let opened = call.value else {
+            return .failure(
+                hangError(renderNode: renderNode, limit: limit, while: "opening the decoder", call, started))
+        }
+        return opened.map { WatchdogBackend(opened: watched, hardware: $0, worker: worker, limit: limit) }
+    }
+
     deinit {
         // The GPU back end is released on its own thread, as its calls ran: its teardown calls
         // the driver too (closing the decoder, terminating the display). It is waited for, within
@@ -104,21 +139,41 @@ final class WatchdogBackend: DecoderBackend {
     ) -> Result<Value, VTError> {
         let call = Call<Value>()
         let watched = watched
+        let started = ContinuousClock.now
         worker.async {
             call.start()
             call.finish(watched.use(work))
         }
         if call.wait(for: limit), let value = call.value { return .success(value) }
-        let node = hardware.map { " (\($0.renderNode.path))" } ?? ""
-        let error = VTError.videoDecoderMalfunction.with(
-            "the GPU\(node) did not answer within \(Self.seconds(limit)) while \(what): it is taken to be hung")
+        let error = Self.hangError(renderNode: hardware?.renderNode.path, limit: limit, while: what, call, started)
         hang = error
         return .failure(error)
     }
 
+    /// The error of a call that did not return within `limit`: the device, what the call was
+    /// for, the driver entry point it is stuck in (when it is in one) and the time waited.
+    private static func hangError<Value>(
+        renderNode: String?, limit: Duration, while what: String, _ call: Call<Value>,
+        _ started: ContinuousClock.Instant
+    ) -> VTError {
+        let waited = ContinuousClock.now - started
+        let node = renderNode.map { " (\($0))" } ?? ""
+        var reason = "the GPU\(node) did not answer within \(seconds(limit)) while \(what)"
+        var cause: UnderlyingCause?
+        if let entryPoint = call.driverCall {
+            reason += ": \(entryPoint) had not returned after \(seconds(waited))"
+            cause = UnderlyingCause(
+                library: "libva", function: "\(entryPoint)", code: VAStatusCheck.timedOutCode,
+                message: "no answer after \(seconds(waited))")
+        } else {
+            reason += " (waited \(seconds(waited)))"
+        }
+        return VTError.videoDecoderMalfunction.with(reason + "; it is taken to be hung", cause: cause)
+    }
+
     private static func seconds(_ duration: Duration) -> String {
         let (seconds, attoseconds) = duration.components
-        let milliseconds = seconds * 1000 + attoseconds / 1_000_000_000_000_000
+        let milliseconds = seconds * 1000 + (attoseconds + 500_000_000_000_000) / 1_000_000_000_000_000
         return milliseconds % 1000 == 0 ? "\(milliseconds / 1000) s" : "\(milliseconds) ms"
     }
 }
@@ -129,8 +184,16 @@ extension WatchdogBackend {
     private final class Watched: @unchecked Sendable {
         private var backend: (any DecoderBackend)?
 
-        init(_ backend: any DecoderBackend) {
+        init(_ backend: (any DecoderBackend)?) {
             self.backend = backend
+        }
+
+        /// Opens the back end (on the worker): what it is, or why it could not open.
+        func install(_ make: () -> Result<any DecoderBackend, VTError>) -> Result<HardwareDecoding?, VTError> {
+            make().map { opened in
+                backend = opened
+                return opened.hardware
+            }
         }
 
         func use<Value>(_ work: (any DecoderBackend) -> Value) -> Value? {
@@ -165,9 +228,19 @@ extension WatchdogBackend {
         /// The worker thread running the call (its kernel thread ID), once it started.
         private let thread = Atomic<Int32>(0)
 
+        /// The worker thread running the call, once it started (`pthread_self()`).
+        private let pthread = Mutex<pthread_t?>(nil)
+
         /// Notes the thread running the call (on the worker, first).
         func start() {
             thread.store(Self.currentThread(), ordering: .relaxed)
+            pthread.withLock { $0 = pthread_self() }
+        }
+
+        /// The driver entry point the call's thread is inside (``DriverCallsInFlight``): where a
+        /// call that outlived its bound is stuck.
+        var driverCall: StaticString? {
+            pthread.withLock { $0 }.flatMap(DriverCallsInFlight.call(on:))
         }
 
         /// The calling thread's kernel ID, from `/proc/thread-self` (a link to `PID/task/TID`); 0

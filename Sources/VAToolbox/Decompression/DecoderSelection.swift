@@ -64,9 +64,15 @@ enum DecoderSelection {
                 "hardware acceleration is disabled"
                 + (fromEnvironment ? " (VATOOLBOX_HWACCEL)" : " by the decoder specification")
         case .preferred, .required:
-            switch hardwareDecoder(for: format, specification: specification, heldSurfaces: heldSurfaces) {
-            case .success(let backend):
-                let watched = WatchdogBackend(backend, limit: specification.hardwareResponseLimit)
+            // Opened on the watchdog's thread: a driver that hangs while the decoder opens does not
+            // block the caller past the bound (Docs/Hardware.md, "A GPU that hangs").
+            let opening = WatchdogBackend.open(
+                limit: specification.hardwareResponseLimit, renderNode: specification.renderNodePath
+            ) { () -> Result<any DecoderBackend, VTError> in
+                hardwareDecoder(for: format, specification: specification, heldSurfaces: heldSurfaces).map { $0 }
+            }
+            switch opening {
+            case .success(let watched):
                 return Choice(backend: watched, hardwareUnavailableReason: nil)
             case .failure(let error):
                 if specification.hardwareAcceleration == .required {

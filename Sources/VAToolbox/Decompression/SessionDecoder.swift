@@ -216,7 +216,11 @@ final class SessionDecoder: @unchecked Sendable {
             dispatch(job)
             return
         case .backEndCannotContinue(let error):
+            // The sample's picture is lost, and a later one that refers to it would come out
+            // wrong (libavcodec starts the hwaccel again at the next sample and decodes it
+            // without the reference): those up to the next sync sample are flagged.
             countDeviceResult(isFault: false, token: job.token)
+            noteDeviceFault(after: job.token)
             finish(job.token, status: error, image: nil)
         case .deviceHung(let error):
             leaveHungGPU(backend, because: error, sentUpTo: job.token)

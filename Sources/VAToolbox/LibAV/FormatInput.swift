@@ -467,6 +467,12 @@ struct FormatStream {
     let duration: Int64?
     /// The number of frames the container states (`AVStream.nb_frames`), 0 when it states none.
     let frameCount: Int64
+    /// The mastering display colour volume the container states (MP4 `mdcv`, Matroska
+    /// `MasteringMetadata`: `AV_PKT_DATA_MASTERING_DISPLAY_METADATA` stream side data).
+    let masteringDisplay: MasteringDisplayValues?
+    /// The content light level the container states (MP4 `clli`, Matroska `MaxCLL`/`MaxFALL`:
+    /// `AV_PKT_DATA_CONTENT_LIGHT_LEVEL`).
+    let contentLightLevel: LightLevelValues?
 
     /// The codec (`codec_id`), for the name look-ups.
     private let codecID: AVCodecID
@@ -511,12 +517,29 @@ struct FormatStream {
         guessedFrameRate = Ratio(av_guess_frame_rate(context, stream, nil))
         duration = stream.pointee.duration == CFFmpeg_AV_NOPTS_VALUE() ? nil : stream.pointee.duration
         frameCount = stream.pointee.nb_frames
+        masteringDisplay = Self.sideData(
+            of: stream, AV_PKT_DATA_MASTERING_DISPLAY_METADATA, as: AVMasteringDisplayMetadata.self
+        ).flatMap(MasteringDisplayValues.init)
+        contentLightLevel = Self.sideData(of: stream, AV_PKT_DATA_CONTENT_LIGHT_LEVEL, as: AVContentLightMetadata.self)
+            .map(LightLevelValues.init)
         codecID = parameters.codec_id
         format = parameters.format
         colorRange = parameters.color_range
         colorSpace = parameters.color_space
         colorTransfer = parameters.color_trc
         colorPrimariesValue = parameters.color_primaries
+    }
+
+    /// The stream's side data of `type` (`av_stream_get_side_data`), read as a `Value`; nil when
+    /// absent or too small.
+    private static func sideData<Value>(
+        of stream: UnsafeMutablePointer<AVStream>, _ type: AVPacketSideDataType, as: Value.Type
+    ) -> Value? {
+        var size = 0
+        guard let data = av_stream_get_side_data(stream, type, &size), size >= MemoryLayout<Value>.size else {
+            return nil
+        }
+        return UnsafeRawPointer(data).loadUnaligned(as: Value.self)
     }
 
     // MARK: - libav's names

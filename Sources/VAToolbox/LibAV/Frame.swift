@@ -162,6 +162,62 @@ struct Frame {
     /// Whether the top field comes first (`top_field_first`).
     var isTopFieldFirst: Bool { pointer.pointee.top_field_first != 0 }
 
+    /// The mastering display colour volume the frame carries
+    /// (`AV_FRAME_DATA_MASTERING_DISPLAY_METADATA`: the decoder's reading of an HEVC or H.264
+    /// SEI message or an AV1 metadata OBU), nil when it carries none with both primaries and
+    /// luminance.
+    var masteringDisplay: MasteringDisplayValues? {
+        sideData(AV_FRAME_DATA_MASTERING_DISPLAY_METADATA, as: AVMasteringDisplayMetadata.self)
+            .flatMap(MasteringDisplayValues.init)
+    }
+
+    /// The content light level the frame carries (`AV_FRAME_DATA_CONTENT_LIGHT_LEVEL`), nil when
+    /// none.
+    var contentLightLevel: LightLevelValues? {
+        sideData(AV_FRAME_DATA_CONTENT_LIGHT_LEVEL, as: AVContentLightMetadata.self).map(LightLevelValues.init)
+    }
+
+    /// Attaches a stream's static HDR metadata as side data, each where the frame carries none of
+    /// its own. Nothing is attached when memory runs out.
+    ///
+    /// - Parameters:
+    ///   - mastering: Chromaticities in steps of 0.00002 and luminance in steps of 0.0001 cd/m²,
+    ///     the HEVC SEI message's units, which become the rationals libavcodec's HEVC decoder makes.
+    ///   - light: MaxCLL and MaxFALL.
+    func attachStaticHDRMetadata(_ mastering: MasteringDisplayCodes?, _ light: LightLevelValues?) {
+        if let mastering, av_frame_get_side_data(pointer, AV_FRAME_DATA_MASTERING_DISPLAY_METADATA) == nil,
+            let metadata = av_mastering_display_metadata_create_side_data(pointer)
+        {
+            func point(_ index: Int) -> (AVRational, AVRational) {
+                (
+                    AVRational(num: Int32(mastering.chromaticities[2 * index]), den: 50000),
+                    AVRational(num: Int32(mastering.chromaticities[2 * index + 1]), den: 50000)
+                )
+            }
+            func luminance(_ code: UInt32) -> AVRational { AVRational(num: Int32(clamping: code), den: 10000) }
+            metadata.pointee.display_primaries = (point(0), point(1), point(2))
+            metadata.pointee.white_point = point(3)
+            metadata.pointee.max_luminance = luminance(mastering.maximumLuminance)
+            metadata.pointee.min_luminance = luminance(mastering.minimumLuminance)
+            metadata.pointee.has_primaries = 1
+            metadata.pointee.has_luminance = 1
+        }
+        if let light, av_frame_get_side_data(pointer, AV_FRAME_DATA_CONTENT_LIGHT_LEVEL) == nil,
+            let metadata = av_content_light_metadata_create_side_data(pointer)
+        {
+            metadata.pointee.MaxCLL = UInt32(clamping: light.maximumContentLightLevel)
+            metadata.pointee.MaxFALL = UInt32(clamping: light.maximumFrameAverageLightLevel)
+        }
+    }
+
+    /// The frame's side data of `type`, read as a `Value`; nil when absent or too small.
+    private func sideData<Value>(_ type: AVFrameSideDataType, as: Value.Type) -> Value? {
+        guard let side = av_frame_get_side_data(pointer, type), let data = side.pointee.data,
+            side.pointee.size >= MemoryLayout<Value>.size
+        else { return nil }
+        return UnsafeRawPointer(data).loadUnaligned(as: Value.self)
+    }
+
     /// The first byte of plane `plane` (`data[plane]`); nil for a plane the frame lacks.
     func data(_ plane: Int) -> UnsafeMutablePointer<UInt8>? { CFFmpeg_frame_data(pointer, Int32(plane)) }
     /// The distance in bytes from one row of plane `plane` to the next (`linesize[plane]`).
@@ -445,5 +501,67 @@ struct MD5: ~Copyable {
         digest.withUnsafeMutableBufferPointer { av_md5_final(context, $0.baseAddress) }
         return digest.map { String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16) }
             .joined()
+    }
+}
+
+/// libavutil's mastering display metadata (`AVMasteringDisplayMetadata`, frame or stream side
+/// data) as numbers: the chromaticities red x, y, green x, y, blue x, y, white point x, y, and the
+/// luminance in cd/m².
+struct MasteringDisplayValues: Sendable, Hashable {
+    /// Red, green, blue and the white point, x then y (8 values).
+    let chromaticities: [Double]
+    /// The maximum luminance in cd/m².
+    let maximumLuminance: Double
+    /// The minimum luminance in cd/m².
+    let minimumLuminance: Double
+
+    /// The values of `metadata`; nil unless it has both primaries and luminance.
+    init?(_ metadata: AVMasteringDisplayMetadata) {
+        guard metadata.has_primaries != 0, metadata.has_luminance != 0 else { return nil }
+        func value(_ rational: AVRational) -> Double {
+            rational.den == 0 ? .nan : Double(rational.num) / Double(rational.den)
+        }
+        let (red, green, blue) = metadata.display_primaries
+        chromaticities = [red, green, blue, metadata.white_point].flatMap { [value($0.0), value($0.1)] }
+        maximumLuminance = value(metadata.max_luminance)
+        minimumLuminance = value(metadata.min_luminance)
+    }
+
+    /// Values from their parts (the AV1 metadata OBU, read in Swift).
+    init(chromaticities: [Double], maximumLuminance: Double, minimumLuminance: Double) {
+        self.chromaticities = chromaticities
+        self.maximumLuminance = maximumLuminance
+        self.minimumLuminance = minimumLuminance
+    }
+}
+
+/// A mastering display in the HEVC SEI message's integer units, to attach to a frame:
+/// chromaticities in steps of 0.00002 (red x, y, green, blue, white point), luminance in steps of
+/// 0.0001 cd/m².
+struct MasteringDisplayCodes: Sendable, Hashable {
+    /// Red, green, blue and the white point, x then y (8 values).
+    let chromaticities: [UInt16]
+    /// The maximum luminance.
+    let maximumLuminance: UInt32
+    /// The minimum luminance.
+    let minimumLuminance: UInt32
+}
+
+/// libavutil's content light level (`AVContentLightMetadata`): MaxCLL and MaxFALL in cd/m².
+struct LightLevelValues: Sendable, Hashable {
+    /// MaxCLL.
+    let maximumContentLightLevel: Int
+    /// MaxFALL.
+    let maximumFrameAverageLightLevel: Int
+
+    init(_ metadata: AVContentLightMetadata) {
+        maximumContentLightLevel = Int(metadata.MaxCLL)
+        maximumFrameAverageLightLevel = Int(metadata.MaxFALL)
+    }
+
+    /// Values from their parts.
+    init(maximumContentLightLevel: Int, maximumFrameAverageLightLevel: Int) {
+        self.maximumContentLightLevel = maximumContentLightLevel
+        self.maximumFrameAverageLightLevel = maximumFrameAverageLightLevel
     }
 }

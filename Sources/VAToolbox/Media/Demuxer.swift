@@ -131,7 +131,9 @@ final class Demuxer {
         truncation = Self.truncation(of: stream, in: input, path: path, containerName: containerName)
         let missingParameterSets = support.inBandParameterSets?.lengthSizeOfIncompleteRecord(
             parameters.configurationRecord)
-        let described = missingParameterSets == nil ? try support.formatDescription(container: parameters) : nil
+        let described =
+            missingParameterSets == nil
+            ? try support.formatDescription(container: parameters).map(parameters.addingContainerMetadata(to:)) : nil
         formatDescription = described ?? Self.placeholder
         current = formatDescription
         if let lengthSize = missingParameterSets {
@@ -430,7 +432,9 @@ final class Demuxer {
     private func followNewExtradata(_ record: [UInt8]) {
         var changed = parameters
         changed.configurationRecord = record
-        if let described = try? support.formatDescription(container: changed) { current = described }
+        if let described = try? support.formatDescription(container: changed) {
+            current = changed.addingContainerMetadata(to: described)
+        }
     }
 
     // MARK: - Truncation
@@ -548,7 +552,7 @@ final class Demuxer {
             }
             described = rules.formatDescription(parameterSets: found, nalUnitHeaderLength: lengthSize)
         }
-        guard let described else { return Self.placeholder }
+        guard let described = described.map(parameters.addingContainerMetadata(to:)) else { return Self.placeholder }
         current = described
         for packet in held {
             var made = sample(packet.data, number: packet.number, timing: packet.timing, attachments: [])

@@ -39,6 +39,8 @@ extension StreamParameters {
             ? PixelAspectRatio(horizontalSpacing: Int(ratio.numerator), verticalSpacing: Int(ratio.denominator)) : nil
         reorderDepth = max(0, stream.videoDelay)
         codecTag = stream.codecTag
+        masteringDisplayColorVolume = stream.masteringDisplay.flatMap(MasteringDisplayColorVolume.init(libav:))
+        contentLightLevel = stream.contentLightLevel.map(ContentLightLevel.init(libav:))
     }
 
     /// A colour code point, nil for 2 (unspecified) and anything out of range.

@@ -44,7 +44,8 @@ struct Display: @unchecked Sendable {
     func initialize() -> Result<(major: Int32, minor: Int32), VAFailure> {
         var major: Int32 = 0
         var minor: Int32 = 0
-        let status = vaInitialize(handle, &major, &minor)
+        // Recorded in flight by hand: the driver table's hooks exist only once it is loaded.
+        let status = DriverCallsInFlight.during("vaInitialize") { vaInitialize(handle, &major, &minor) }
         return VAStatusCheck.result(status, "vaInitialize") { (major, minor) }
     }
 

@@ -26,22 +26,15 @@ import Synchronization
 /// lives. libavcodec creates a picture's buffers, then calls `vaBeginPicture`, `vaEndPicture`,
 /// and destroys them. So a buffer still alive when the picture after the next one begins was
 /// forgotten; the hooks destroy it then, and destroy a context's leftovers with the context.
+///
+/// **Calls in flight.** Every hooked entry point, and every other one that may wait for the GPU
+/// (creating configs, contexts, surfaces and images, mapping, synchronising, reading back,
+/// exporting), records itself in flight on its thread (``DriverCallsInFlight``), so that a hang
+/// is reported with the entry point it is stuck in.
 final class DriverTableHooks: Sendable {
     private struct Entry {
         /// The driver's own entry points, called through.
-        var begin: (@convention(c) (VADriverContextP?, VAContextID, VASurfaceID) -> VAStatus)?
-        var end: (@convention(c) (VADriverContextP?, VAContextID) -> VAStatus)?
-        var render:
-            (@convention(c) (VADriverContextP?, VAContextID, UnsafeMutablePointer<VABufferID>?, Int32) -> VAStatus)?
-        var createBuffer:
-            (
-                @convention(c) (
-                    VADriverContextP?, VAContextID, VABufferType, UInt32, UInt32, UnsafeMutableRawPointer?,
-                    UnsafeMutablePointer<VABufferID>?
-                ) -> VAStatus
-            )?
-        var destroyBuffer: (@convention(c) (VADriverContextP?, VABufferID) -> VAStatus)?
-        var destroyContext: (@convention(c) (VADriverContextP?, VAContextID) -> VAStatus)?
+        var original: VADriverVTable
         /// The surface each context is decoding into.
         var targets: [VAContextID: VASurfaceID] = [:]
         /// Surfaces whose last decode failed, with the failure.
@@ -66,11 +59,8 @@ final class DriverTableHooks: Sendable {
     init?(display: Display) {
         guard let driver = CVAAPI_driver_context(display.handle), let table = driver.pointee.vtable else { return nil }
         key = UInt(bitPattern: driver)
-        let entry = Entry(
-            begin: table.pointee.vaBeginPicture, end: table.pointee.vaEndPicture, render: table.pointee.vaRenderPicture,
-            createBuffer: table.pointee.vaCreateBuffer, destroyBuffer: table.pointee.vaDestroyBuffer,
-            destroyContext: table.pointee.vaDestroyContext)
-        Self.entries.withLock { $0[key] = entry }
+        Self.entries.withLock { $0[key] = Entry(original: table.pointee) }
+        Self.trackCallsThatMayWait(in: table)
         table.pointee.vaBeginPicture = { driver, context, target in
             let key = UInt(bitPattern: driver)
             let (begin, forgotten, destroy) = DriverTableHooks.entries.withLock { entries in
@@ -85,34 +75,40 @@ final class DriverTableHooks: Sendable {
                     entries[key]?.buffers.filter { $0.value.context == context && $0.value.picture < picture - 1 }
                     .map(\.key) ?? []
                 for buffer in forgotten { entries[key]?.buffers[buffer] = nil }
-                return (entries[key]?.begin, forgotten, entries[key]?.destroyBuffer)
+                return (entries[key]?.original.vaBeginPicture, forgotten, entries[key]?.original.vaDestroyBuffer)
             }
             for buffer in forgotten { _ = destroy?(driver, buffer) }
             guard let begin else { return VAStatusCheck.operationFailed }
-            return DriverTableHooks.recordFailure(
-                of: begin(driver, context, target), "vaBeginPicture", key: key, context: context)
+            let status = DriverCallsInFlight.during("vaBeginPicture") { begin(driver, context, target) }
+            return DriverTableHooks.recordFailure(of: status, "vaBeginPicture", key: key, context: context)
         }
         table.pointee.vaRenderPicture = { driver, context, buffers, count in
             let key = UInt(bitPattern: driver)
-            guard let render = DriverTableHooks.entries.withLock({ $0[key]?.render }) else {
+            guard let render = DriverTableHooks.entries.withLock({ $0[key]?.original.vaRenderPicture }) else {
                 return VAStatusCheck.operationFailed
             }
-            return DriverTableHooks.recordFailure(
-                of: render(driver, context, buffers, count), "vaRenderPicture", key: key, context: context)
+            let status = DriverCallsInFlight.during("vaRenderPicture") { render(driver, context, buffers, count) }
+            return DriverTableHooks.recordFailure(of: status, "vaRenderPicture", key: key, context: context)
         }
         table.pointee.vaEndPicture = { driver, context in
             let key = UInt(bitPattern: driver)
-            guard let end = DriverTableHooks.entries.withLock({ $0[key]?.end }) else {
+            guard let end = DriverTableHooks.entries.withLock({ $0[key]?.original.vaEndPicture }) else {
                 return VAStatusCheck.operationFailed
             }
-            return DriverTableHooks.recordFailure(of: end(driver, context), "vaEndPicture", key: key, context: context)
+            let status = DriverCallsInFlight.during("vaEndPicture") { end(driver, context) }
+            return DriverTableHooks.recordFailure(of: status, "vaEndPicture", key: key, context: context)
         }
         table.pointee.vaCreateBuffer = { driver, context, type, size, count, data, buffer in
             let key = UInt(bitPattern: driver)
-            guard let create = DriverTableHooks.entries.withLock({ $0[key]?.createBuffer }) else {
+            guard let create = DriverTableHooks.entries.withLock({ $0[key]?.original.vaCreateBuffer }) else {
                 return VAStatusCheck.operationFailed
             }
-            var status = create(driver, context, type, size, count, data, buffer)
+            let attempt = {
+                DriverCallsInFlight.during("vaCreateBuffer") {
+                    create(driver, context, type, size, count, data, buffer)
+                }
+            }
+            var status = attempt()
             if !VAStatusCheck.succeeded(status) {
                 // libavcodec 5.1 cannot take a failed buffer: it drops what the buffer held (a
                 // slice) and submits the picture without it — silent wrong output — and its AV1
@@ -127,7 +123,7 @@ final class DriverTableHooks: Sendable {
                     entries[key]?.failedBuffers[context] = error
                     entries[key]?.failures += 1
                 }
-                status = create(driver, context, type, size, count, data, buffer)
+                status = attempt()
             }
             if VAStatusCheck.succeeded(status), let id = buffer?.pointee {
                 DriverTableHooks.entries.withLock { entries in
@@ -141,9 +137,10 @@ final class DriverTableHooks: Sendable {
             let key = UInt(bitPattern: driver)
             let destroy = DriverTableHooks.entries.withLock { entries in
                 entries[key]?.buffers[buffer] = nil
-                return entries[key]?.destroyBuffer
+                return entries[key]?.original.vaDestroyBuffer
             }
-            return destroy?(driver, buffer) ?? VAStatusCheck.operationFailed
+            guard let destroy else { return VAStatusCheck.operationFailed }
+            return DriverCallsInFlight.during("vaDestroyBuffer") { destroy(driver, buffer) }
         }
         table.pointee.vaDestroyContext = { driver, context in
             let key = UInt(bitPattern: driver)
@@ -153,11 +150,113 @@ final class DriverTableHooks: Sendable {
                 entries[key]?.pictures[context] = nil
                 entries[key]?.targets[context] = nil
                 entries[key]?.failedBuffers[context] = nil
-                return (leftovers, entries[key]?.destroyBuffer, entries[key]?.destroyContext)
+                return (leftovers, entries[key]?.original.vaDestroyBuffer, entries[key]?.original.vaDestroyContext)
             }
             for buffer in leftovers { _ = destroyBuffer?(driver, buffer) }
-            return destroyContext?(driver, context) ?? VAStatusCheck.operationFailed
+            guard let destroyContext else { return VAStatusCheck.operationFailed }
+            return DriverCallsInFlight.during("vaDestroyContext") { destroyContext(driver, context) }
         }
+    }
+
+    /// Wraps the other entry points that may wait for the GPU, so that each call is recorded in
+    /// flight on its thread (``DriverCallsInFlight``) for a watchdog that gives up on the thread
+    /// to name (``WatchdogBackend``). An entry point the driver leaves empty stays empty.
+    private static func trackCallsThatMayWait(in table: UnsafeMutablePointer<VADriverVTable>) {
+        if table.pointee.vaCreateConfig != nil {
+            table.pointee.vaCreateConfig = { driver, profile, entrypoint, attributes, count, config in
+                DriverTableHooks.callThrough(driver, "vaCreateConfig", \.vaCreateConfig) {
+                    $0(driver, profile, entrypoint, attributes, count, config)
+                }
+            }
+        }
+        if table.pointee.vaCreateSurfaces2 != nil {
+            table.pointee.vaCreateSurfaces2 = {
+                driver, format, width, height, surfaces, count, attributes, attributeCount in
+                DriverTableHooks.callThrough(driver, "vaCreateSurfaces", \.vaCreateSurfaces2) {
+                    $0(driver, format, width, height, surfaces, count, attributes, attributeCount)
+                }
+            }
+        }
+        if table.pointee.vaDestroySurfaces != nil {
+            table.pointee.vaDestroySurfaces = { driver, surfaces, count in
+                DriverTableHooks.callThrough(driver, "vaDestroySurfaces", \.vaDestroySurfaces) {
+                    $0(driver, surfaces, count)
+                }
+            }
+        }
+        if table.pointee.vaCreateContext != nil {
+            table.pointee.vaCreateContext = { driver, config, width, height, flag, targets, count, context in
+                DriverTableHooks.callThrough(driver, "vaCreateContext", \.vaCreateContext) {
+                    $0(driver, config, width, height, flag, targets, count, context)
+                }
+            }
+        }
+        if table.pointee.vaMapBuffer != nil {
+            table.pointee.vaMapBuffer = { driver, buffer, data in
+                DriverTableHooks.callThrough(driver, "vaMapBuffer", \.vaMapBuffer) { $0(driver, buffer, data) }
+            }
+        }
+        if table.pointee.vaSyncSurface != nil {
+            table.pointee.vaSyncSurface = { driver, surface in
+                DriverTableHooks.callThrough(driver, "vaSyncSurface", \.vaSyncSurface) { $0(driver, surface) }
+            }
+        }
+        if table.pointee.vaSyncSurface2 != nil {
+            table.pointee.vaSyncSurface2 = { driver, surface, timeout in
+                DriverTableHooks.callThrough(driver, "vaSyncSurface2", \.vaSyncSurface2) {
+                    $0(driver, surface, timeout)
+                }
+            }
+        }
+        if table.pointee.vaQuerySurfaceStatus != nil {
+            table.pointee.vaQuerySurfaceStatus = { driver, surface, status in
+                DriverTableHooks.callThrough(driver, "vaQuerySurfaceStatus", \.vaQuerySurfaceStatus) {
+                    $0(driver, surface, status)
+                }
+            }
+        }
+        if table.pointee.vaCreateImage != nil {
+            table.pointee.vaCreateImage = { driver, format, width, height, image in
+                DriverTableHooks.callThrough(driver, "vaCreateImage", \.vaCreateImage) {
+                    $0(driver, format, width, height, image)
+                }
+            }
+        }
+        if table.pointee.vaDeriveImage != nil {
+            table.pointee.vaDeriveImage = { driver, surface, image in
+                DriverTableHooks.callThrough(driver, "vaDeriveImage", \.vaDeriveImage) { $0(driver, surface, image) }
+            }
+        }
+        if table.pointee.vaGetImage != nil {
+            table.pointee.vaGetImage = { driver, surface, x, y, width, height, image in
+                DriverTableHooks.callThrough(driver, "vaGetImage", \.vaGetImage) {
+                    $0(driver, surface, x, y, width, height, image)
+                }
+            }
+        }
+        if table.pointee.vaDestroyImage != nil {
+            table.pointee.vaDestroyImage = { driver, image in
+                DriverTableHooks.callThrough(driver, "vaDestroyImage", \.vaDestroyImage) { $0(driver, image) }
+            }
+        }
+        if table.pointee.vaExportSurfaceHandle != nil {
+            table.pointee.vaExportSurfaceHandle = { driver, surface, memoryType, flags, descriptor in
+                DriverTableHooks.callThrough(driver, "vaExportSurfaceHandle", \.vaExportSurfaceHandle) {
+                    $0(driver, surface, memoryType, flags, descriptor)
+                }
+            }
+        }
+    }
+
+    /// Calls the driver's own `entry` with `call` recorded as in flight on this thread.
+    private static func callThrough<Function: Sendable>(
+        _ driver: VADriverContextP?, _ call: StaticString, _ entry: KeyPath<VADriverVTable, Function?>,
+        _ invoke: (Function) -> VAStatus
+    ) -> VAStatus {
+        guard let function = entries.withLock({ $0[UInt(bitPattern: driver)]?.original[keyPath: entry] }) else {
+            return VAStatusCheck.operationFailed
+        }
+        return DriverCallsInFlight.during(call) { invoke(function) }
     }
 
     /// A failed `vaBeginPicture`, `vaRenderPicture` or `vaEndPicture`, recorded against the

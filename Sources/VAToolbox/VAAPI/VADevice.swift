@@ -106,8 +106,9 @@ public final class VADevice: @unchecked Sendable, CustomStringConvertible {
         self.vendor = opened.vendor
         self.apiVersion = opened.apiVersion
         self.quirks = DriverQuirks(vendor: opened.vendor)
-        self.capabilities = known ?? HardwareCapabilities.query(opened.display)
+        // The hooks first: the capability probe's calls are watched too (a hang there is named).
         self.faults = DriverTableHooks(display: opened.display)
+        self.capabilities = known ?? HardwareCapabilities.query(opened.display)
         self.images = ImageCache(display: opened.display)
         self.decisions = HardwareDecisionRecord(quirks: quirks)
     }

@@ -10,6 +10,10 @@ enum VAStatusCheck {
     /// `VA_STATUS_ERROR_OPERATION_FAILED`, for the driver table's hooks to answer with.
     static let operationFailed: VAStatus = VA_STATUS_ERROR_OPERATION_FAILED
 
+    /// `VA_STATUS_ERROR_TIMEDOUT`: the code of the cause of a call the session stopped waiting for
+    /// (``WatchdogBackend``).
+    static let timedOutCode: Int32 = VA_STATUS_ERROR_TIMEDOUT
+
     /// Whether `status` is `VA_STATUS_SUCCESS`.
     static func succeeded(_ status: VAStatus) -> Bool {
         status == CVAAPI_STATUS_SUCCESS

@@ -74,6 +74,11 @@ struct AV1CodecSupport: CodecSupport {
 
     func makeReferenceTracker() -> any ReferenceTracker { AV1ShownFrames() }
 
+    /// The sample's `METADATA_TYPE_HDR_MDCV` and `HDR_CLL` OBUs (``AV1HDRMetadata``).
+    func staticHDRMetadata(in data: [UInt8]) -> StaticHDRMetadata? {
+        AV1HDRMetadata.staticMetadata(in: data[...])
+    }
+
     /// libavcodec's AV1 decoder sizes its surfaces by the first sequence header's largest frame
     /// (`LibavcodecVersion.keepsAV1SurfacesOnNewSequences`).
     var hardwareSurfaceFault: LibavcodecFault? { .av1KeepsSurfacesOnNewSequences }
