@@ -70,7 +70,6 @@ public final class CMSampleBuffer {
                 (kCMSampleAttachmentKey_PartialSync, .partialSync, true),
                 (kCMSampleAttachmentKey_DependsOnOthers, .dependsOnOthers, true),
                 (kCMSampleAttachmentKey_IsDependedOnByOthers, .notDependedOnByOthers, false),
-                (kCMSampleAttachmentKey_DisplayImmediately, .displayImmediately, true),
                 (kCMSampleAttachmentKey_DoNotDisplay, .doNotDisplay, true),
             ]
             for (key, flag, whenTrue) in table {
@@ -192,8 +191,12 @@ nonisolated(unsafe) public let kCMSampleAttachmentKey_PartialSync: CFString = "P
 nonisolated(unsafe) public let kCMSampleAttachmentKey_DependsOnOthers: CFString = "DependsOnOthers"
 /// Other samples depend on this one — `kCMSampleAttachmentKey_IsDependedOnByOthers`.
 nonisolated(unsafe) public let kCMSampleAttachmentKey_IsDependedOnByOthers: CFString = "IsDependedOnByOthers"
-/// Show at once rather than at the time stamp, a renderer's flag that the decoder carries —
-/// `kCMSampleAttachmentKey_DisplayImmediately`.
+/// Show at once rather than at the time stamp — `kCMSampleAttachmentKey_DisplayImmediately`.
+///
+/// A request to a display pipeline (`AVSampleBufferDisplayLayer`). A decompression session,
+/// Apple's and this one, decodes and outputs the sample the same with it or without it, so it
+/// has no ``SampleAttachments`` member; the sample's attachment dictionary keeps it as CoreMedia
+/// does.
 nonisolated(unsafe) public let kCMSampleAttachmentKey_DisplayImmediately: CFString = "DisplayImmediately"
 /// Decode, but do not output — `kCMSampleAttachmentKey_DoNotDisplay`.
 nonisolated(unsafe) public let kCMSampleAttachmentKey_DoNotDisplay: CFString = "DoNotDisplay"

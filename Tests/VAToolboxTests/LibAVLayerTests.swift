@@ -35,4 +35,46 @@ import Testing
         #expect(LibavcodecVersion.ffmpeg5_1 < LibavcodecVersion(major: 60))
         #expect(LibavcodecVersion.linked.racesOnFieldPairsWithFrameThreads)
     }
+
+    /// Each workaround holds where its predicate says: every one on FFmpeg 5.1's libavcodec, the
+    /// AV1 surfaces one no longer on FFmpeg 8.0's, and none before 59.
+    @Test func workaroundPredicatesHoldForTheirVersions() {
+        let all: [(String, KeyPath<LibavcodecVersion, Bool>)] = [
+            ("field pairs", \.racesOnFieldPairsWithFrameThreads), ("VP8", \.keepsVP8SurfacesOnLargerKeyFrames),
+            ("AV1", \.keepsAV1SurfacesOnNewSequences), ("HEVC", \.misdecodesHEVCProfilesBeyondRangeExtensions),
+            ("failed submission", \.mishandlesFailedPictureSubmission),
+            ("abandoned pictures", \.forgetsBuffersOfAbandonedPictures),
+        ]
+        for (name, holds) in all {
+            #expect(LibavcodecVersion.ffmpeg5_1[keyPath: holds], "\(name) on 5.1")
+            #expect(!LibavcodecVersion(major: 58, minor: 134, micro: 100)[keyPath: holds], "\(name) on 4.4")
+            let onEight = LibavcodecVersion.ffmpeg8_0[keyPath: holds]
+            #expect(onEight == (name != "AV1"), "\(name) on 8.0")
+        }
+        #expect(LibavcodecVersion(major: 61, minor: 19, micro: 101).keepsAV1SurfacesOnNewSequences)
+    }
+
+    /// A fault a codec names is answered by its own predicate.
+    @Test func eachFaultIsKeyedOnItsPredicate() {
+        let faults: [LibavcodecFault: KeyPath<LibavcodecVersion, Bool>] = [
+            .vp8KeepsSurfacesOnLargerKeyFrames: \.keepsVP8SurfacesOnLargerKeyFrames,
+            .av1KeepsSurfacesOnNewSequences: \.keepsAV1SurfacesOnNewSequences,
+            .hevcMisdecodesProfilesBeyondRangeExtensions: \.misdecodesHEVCProfilesBeyondRangeExtensions,
+        ]
+        for version in [LibavcodecVersion.ffmpeg5_1, .ffmpeg8_0, LibavcodecVersion(major: 58)] {
+            for (fault, predicate) in faults {
+                #expect(version.has(fault) == version[keyPath: predicate], "\(fault) on \(version)")
+            }
+        }
+        let surfaceFaults = CodecRegistry.all.map { ($0.codecType, $0.hardwareSurfaceFault) }
+        for (codec, fault) in surfaceFaults {
+            let expected: LibavcodecFault? =
+                switch codec {
+                case .vp8: .vp8KeepsSurfacesOnLargerKeyFrames
+                case .av1: .av1KeepsSurfacesOnNewSequences
+                default: nil
+                }
+            #expect(fault == expected, "\(codec)")
+        }
+    }
 }

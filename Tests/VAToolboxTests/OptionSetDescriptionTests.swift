@@ -30,8 +30,8 @@ struct OptionSetDescriptionTests {
             value: SampleAttachments([.damaged, .doNotDisplay, .resetDecoderBeforeDecoding]),
             expected: "[.doNotDisplay, .resetDecoderBeforeDecoding, .damaged]"),
         Case(
-            value: SampleAttachments([.partialSync, .notDependedOnByOthers, .displayImmediately, .drainAfterDecoding]),
-            expected: "[.partialSync, .notDependedOnByOthers, .displayImmediately, .drainAfterDecoding]"),
+            value: SampleAttachments([.partialSync, .notDependedOnByOthers, .drainAfterDecoding]),
+            expected: "[.partialSync, .notDependedOnByOthers, .drainAfterDecoding]"),
         Case(value: PixelBuffer.LockFlags.readOnly, expected: "[.readOnly]"),
         Case(value: PixelBuffer.LockFlags(), expected: "[]"),
         Case(value: MediaTime.Flags([.valid, .hasBeenRounded]), expected: "[.valid, .hasBeenRounded]"),

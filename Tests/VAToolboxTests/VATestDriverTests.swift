@@ -519,6 +519,7 @@ import Testing
         ("hevc-size-up.265", VAProfileHEVCMain, false),
         ("hevc-main.265", VAProfileHEVCMain, false),
         ("hevc-main10.265", VAProfileHEVCMain10, true),
+        ("hevc-hdr10.265", VAProfileHEVCMain10, true),
         ("hevc-slices.265", VAProfileHEVCMain, false),
         ("h264-open-gop.264", VAProfileH264High, false),
         ("hevc-open-gop.265", VAProfileHEVCMain, false),

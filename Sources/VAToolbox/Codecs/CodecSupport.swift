@@ -62,10 +62,16 @@ protocol CodecSupport: Sendable {
     /// - Throws: ``VTError/sampleBufferInvalidSampleData`` with the reason.
     func validateSample(_ data: ArraySlice<UInt8>, format: VideoFormatDescription) throws(VTError)
 
-    /// Whether libavcodec decodes the stream on the CPU and VAToolbox can hand out its pictures.
+    /// Whether libavcodec decodes the stream on the CPU and VAToolbox can hand out its pictures,
+    /// whatever libavcodec's version (see ``softwareDecoderFault(for:)`` for what depends on it).
     ///
     /// - Throws: ``VTError/couldNotFindVideoDecoder`` naming what is not supported.
     func checkSoftwareDecodable(_ format: VideoFormatDescription) throws(VTError)
+
+    /// The libavcodec fault a stream of this description would meet on the CPU, with the error
+    /// that refuses the stream where the linked libavcodec has the fault; nil when no known fault
+    /// concerns the stream. The decoders decide (`SoftwareBackend.checkDecodable`).
+    func softwareDecoderFault(for format: VideoFormatDescription) -> (fault: LibavcodecFault, refusal: VTError)?
 
     /// Whether a session decoding `current` can go on with samples of `next` by reconfiguring in
     /// band (the decoder reads the new configuration from the stream).
@@ -89,11 +95,13 @@ protocol CodecSupport: Sendable {
     /// start at (closed, or open with leading pictures that refer before it), the end of the last
     /// open point's leading pictures, or neither.
     func randomAccess(of sample: SampleBuffer) -> RandomAccess
-    /// The picture size a sample's data starts, where libavcodec's VA-API hwaccel does not ask for
-    /// new surfaces when the size grows (its `get_format` call): the GPU back end gives such a
-    /// sample a decoder of its own when the size exceeds its surfaces. Nil for codecs whose
-    /// libavcodec decoder asks again on every size change (H.264, HEVC, VP9, MPEG-2), and for
-    /// samples that start no new size.
+    /// The libavcodec fault by which its VA-API hwaccel keeps its surfaces when the codec's
+    /// pictures grow (the decoder does not call `get_format` again); nil for codecs whose decoder
+    /// asks again on every size change (H.264, HEVC, VP9, MPEG-2).
+    var hardwareSurfaceFault: LibavcodecFault? { get }
+    /// The picture size a sample's data starts, for a codec with a ``hardwareSurfaceFault``:
+    /// where the linked libavcodec has the fault, the GPU back end gives a sample whose size
+    /// exceeds its surfaces a decoder of its own. Nil for samples that start no new size.
     func hardwareSurfaceSize(startedBy data: [UInt8]) -> VideoDimensions?
     /// The static HDR metadata a sample carries where libavcodec's decoder on the GPU path does
     /// not export it (AV1 metadata OBUs); nil for codecs whose decoder does (H.264, HEVC SEI) and
@@ -188,9 +196,15 @@ extension CodecSupport {
 
     func inBandConfiguration(for sample: SampleBuffer) -> [UInt8] { [] }
 
+    var hardwareSurfaceFault: LibavcodecFault? { nil }
+
     func hardwareSurfaceSize(startedBy data: [UInt8]) -> VideoDimensions? { nil }
     func staticHDRMetadata(in data: [UInt8]) -> StaticHDRMetadata? { nil }
     func hdr10PlusPayload(in sample: SampleBuffer) -> [UInt8]? { nil }
+
+    func softwareDecoderFault(for format: VideoFormatDescription) -> (fault: LibavcodecFault, refusal: VTError)? {
+        nil
+    }
 
     var inBandParameterSets: (any InBandParameterSetRules)? { nil }
 

@@ -66,6 +66,12 @@ public struct SampleBuffer: Sendable {
 }
 
 /// The per-sample attachments of CoreMedia (`kCMSampleAttachmentKey_…`) that matter to a decoder.
+///
+/// `kCMSampleAttachmentKey_DisplayImmediately` has no member: it asks a display pipeline
+/// (`AVSampleBufferDisplayLayer`) to show a picture at once rather than at its time stamp, and a
+/// decompression session decodes and outputs a sample the same with it or without it. The
+/// compatibility `CMSampleBuffer` keeps the key in the sample's attachment dictionary, as
+/// CoreMedia does, for the renderer that reads it (Docs/PortingFromVideoToolbox.md).
 public struct SampleAttachments: OptionSet, Sendable, Hashable, CustomStringConvertible {
     /// The bit mask.
     public let rawValue: UInt32
@@ -82,10 +88,7 @@ public struct SampleAttachments: OptionSet, Sendable, Hashable, CustomStringConv
     /// `kCMSampleAttachmentKey_IsDependedOnByOthers` = false: no frame references this one, so
     /// it can be dropped without harm.
     public static let notDependedOnByOthers = Self(rawValue: 1 << 3)
-    /// `kCMSampleAttachmentKey_DisplayImmediately`: a renderer's flag (show the picture at once,
-    /// not at its time stamp). Carried on the sample for the renderer; the session does not act
-    /// on it.
-    public static let displayImmediately = Self(rawValue: 1 << 4)
+    // Bit 4 stays unused, so that the other bits keep their values.
     /// `kCMSampleAttachmentKey_DoNotDisplay`: decode, but do not output — the session decodes the
     /// sample (later frames may refer to it) and outputs it as ``DecodeInfoFlags/frameDropped``
     /// without an image. ``MediaFileReader`` marks the samples outside an MP4 edit list so.
@@ -110,8 +113,8 @@ public struct SampleAttachments: OptionSet, Sendable, Hashable, CustomStringConv
     public var description: String {
         describe(names: [
             (.notSync, "notSync"), (.partialSync, "partialSync"), (.dependsOnOthers, "dependsOnOthers"),
-            (.notDependedOnByOthers, "notDependedOnByOthers"), (.displayImmediately, "displayImmediately"),
-            (.doNotDisplay, "doNotDisplay"), (.resetDecoderBeforeDecoding, "resetDecoderBeforeDecoding"),
+            (.notDependedOnByOthers, "notDependedOnByOthers"), (.doNotDisplay, "doNotDisplay"),
+            (.resetDecoderBeforeDecoding, "resetDecoderBeforeDecoding"),
             (.drainAfterDecoding, "drainAfterDecoding"), (.damaged, "damaged"),
         ])
     }

@@ -34,6 +34,19 @@ final class SoftwareBackend: DecoderBackend {
         }
     }
 
+    /// Whether the linked libavcodec decodes a stream on the CPU and VAToolbox can hand out its
+    /// pictures: the codec's own check, and a refusal of the streams the codec says would meet a
+    /// fault of libavcodec where the linked one has it (``CodecSupport/softwareDecoderFault(for:)``).
+    ///
+    /// - Throws: ``VTError/couldNotFindVideoDecoder`` naming what is not supported.
+    static func checkDecodable(_ format: VideoFormatDescription) throws(VTError) {
+        let support = format.codecSupport
+        try support.checkSoftwareDecodable(format)
+        if let (fault, refusal) = support.softwareDecoderFault(for: format), LibavcodecVersion.linked.has(fault) {
+            throw refusal
+        }
+    }
+
     func decode(_ data: [UInt8], token: Int64) -> DecodeStep {
         let (pictures, error) = decoder.send(data, token: token, picture: Self.picture(of:))
         return DecodeStep(pictures: pictures, failure: error.map { .sample($0, isDeviceFault: false) })

@@ -46,6 +46,9 @@ final class VAAPIBackend: DecoderBackend {
     /// libavcodec with the hwaccel; replaced by a new one where the codec's decoder would not ask
     /// for larger surfaces (``CodecSupport/hardwareSurfaceSize(startedBy:)``).
     private var decoder: LibavcodecContext
+    /// Whether the linked libavcodec keeps the codec's surfaces when its pictures grow
+    /// (``CodecSupport/hardwareSurfaceFault``), so that each sample's size is looked at.
+    private let keepsSurfacesWhenPicturesGrow: Bool
     /// Sets each libavcodec context up for this device, answers its `get_format`, and says what
     /// its frames hold.
     private let hwaccel: LibavcodecHWAccel
@@ -93,6 +96,7 @@ final class VAAPIBackend: DecoderBackend {
         synchronisationDepth = depth
         let support = formatDescription.codecSupport
         self.support = support
+        keepsSurfacesWhenPicturesGrow = support.hardwareSurfaceFault.map(LibavcodecVersion.linked.has) ?? false
         let hwaccel = LibavcodecHWAccel(
             device: device, extraSurfaces: extraSurfaces, waitingSurfaces: depth, allowance: allowance,
             maximumPixels: maximumPixels,
@@ -116,12 +120,12 @@ final class VAAPIBackend: DecoderBackend {
     func decode(_ data: [UInt8], token: Int64) -> DecodeStep {
         let before = device.faults?.failureCount ?? 0
         var held: [DecodedPicture] = []
-        if let size = support.hardwareSurfaceSize(startedBy: data), let surfaces = hwaccel.surfaceSize,
-            size.width > surfaces.width || size.height > surfaces.height
+        if keepsSurfacesWhenPicturesGrow, let size = support.hardwareSurfaceSize(startedBy: data),
+            let surfaces = hwaccel.surfaceSize, size.width > surfaces.width || size.height > surfaces.height
         {
             // The sample starts pictures larger than the surfaces, and libavcodec would decode
-            // them into those (see the codec's `hardwareSurfaceSize`): the pictures before it
-            // come out, and a new decoder sizes its surfaces from the sample.
+            // them into those (the codec's `hardwareSurfaceFault`): the pictures before it come
+            // out, and a new decoder sizes its surfaces from the sample.
             held = decoder.drain(picture: picture)
             do throws(VTError) {
                 decoder = try Self.openDecoder(decoder.formatDescription, support: support, hwaccel: hwaccel)

@@ -124,7 +124,7 @@ public final class DecompressionSession: Sendable {
         formatDescription: VideoFormatDescription, decoderSpecification: DecoderSpecification = DecoderSpecification(),
         imageBufferAttributes: ImageBufferAttributes? = nil, outputHandler: @escaping OutputHandler
     ) throws(VTError) {
-        try formatDescription.codecSupport.checkSoftwareDecodable(formatDescription)
+        try SoftwareBackend.checkDecodable(formatDescription)
         try Self.check(imageBufferAttributes)
         let specification = try DecoderSelection.effective(decoderSpecification)
         try specification.pictureLimits.check(
@@ -361,7 +361,7 @@ public final class DecompressionSession: Sendable {
     private func canAccept(_ newFormat: VideoFormatDescription, in state: SessionState) -> Bool {
         let current = state.formatDescription
         guard current.codecSupport.canFollow(current, with: newFormat),
-            (try? newFormat.codecSupport.checkSoftwareDecodable(newFormat)) != nil
+            (try? SoftwareBackend.checkDecodable(newFormat)) != nil
         else { return false }
         guard state.specification.hardwareAcceleration == .required, let hardware = state.hardware else { return true }
         return (try? hardware.capabilities.profile(for: newFormat).get()) != nil

@@ -63,6 +63,9 @@ struct LibavcodecVersion: Comparable, Sendable, CustomStringConvertible {
     /// were measured on.
     static let ffmpeg5_1 = LibavcodecVersion(major: 59, minor: 37, micro: 100)
 
+    /// FFmpeg 8.0's libavcodec (62.11.100).
+    static let ffmpeg8_0 = LibavcodecVersion(major: 62, minor: 11, micro: 100)
+
     /// Whether decoding field pairs on frame threads can mark a frame
     /// `FF_DECODE_ERROR_CONCEALMENT_ACTIVE` although its pixels are exact (a race; on the H.264
     /// conformance stream HCAFF1_HHI one run in two), so that a stream that may code field
@@ -70,6 +73,67 @@ struct LibavcodecVersion: Comparable, Sendable, CustomStringConvertible {
     /// release is known to be free of it, so it holds from 59 on until one is shown to be (the
     /// conformance suite decoding every vector with frame threads and no status).
     var racesOnFieldPairsWithFrameThreads: Bool { major >= Self.ffmpeg5_1.major }
+
+    /// Whether the VP8 decoder keeps its hardware surfaces when a key frame makes the picture
+    /// larger, so that the GPU back end must give such a key frame a decoder of its own.
+    ///
+    /// `vp8.c` `update_dimensions` sets `dim_reset` from `macroblocks_base` after
+    /// `vp8_decode_flush_impl(avctx, 1)` has freed it, so `get_pixel_format` (whose `get_format`
+    /// call sizes the hwaccel's surfaces) runs only while `pix_fmt` is still `AV_PIX_FMT_NONE`:
+    /// for the first key frame. So in libavcodec 59; no later release is known to ask again, so it
+    /// holds from 59 on until one is shown to.
+    var keepsVP8SurfacesOnLargerKeyFrames: Bool { major >= Self.ffmpeg5_1.major }
+
+    /// Whether the AV1 decoder keeps its hardware surfaces when a new sequence header allows
+    /// larger frames, so that the GPU back end must give such a sample a decoder of its own.
+    ///
+    /// libavcodec 59's `av1dec.c` `av1_decode_frame` calls `get_pixel_format` (whose `get_format`
+    /// call sizes the hwaccel's surfaces by the sequence header's largest frame) only while
+    /// `pix_fmt` is `AV_PIX_FMT_NONE`: for the first sequence header. A later `av1dec.c`
+    /// (`av1_receive_frame_internal`, from libavcodec 61's development) sets `pix_fmt` back to
+    /// `AV_PIX_FMT_NONE` at every sequence header, so `get_current_frame` asks again. The first
+    /// release with that is not pinned down; FFmpeg 8.0 (libavcodec 62) descends from that code,
+    /// so this holds from 59 up to 62.
+    var keepsAV1SurfacesOnNewSequences: Bool { major >= Self.ffmpeg5_1.major && self < Self.ffmpeg8_0 }
+
+    /// Whether the HEVC decoder decodes, wrongly and without an error, streams of profiles beyond
+    /// Main, Main 10, Main Still Picture and the format range extensions (high throughput, screen
+    /// content coding, scalable, 3D), so that they must be refused before decoding.
+    ///
+    /// libavcodec 59's `hevc_ps.c` `ff_hevc_parse_sps` reads only the range extension of an SPS
+    /// (it skips `sps_extension_7bits`: the SCC, multilayer and 3D extensions are not read), and
+    /// `decode_profile_tier_level` only logs a profile it does not know. Later releases parse the
+    /// SCC extension for the hwaccels, but the software decoder still does not decode it
+    /// (`hevc/hevcdec.c` `decode_slice_data`: "SCC profile is not yet implemented in hevc native
+    /// decoder"). No release is known to decode these profiles, so it holds from 59 on until
+    /// one is shown to.
+    var misdecodesHEVCProfilesBeyondRangeExtensions: Bool { major >= Self.ffmpeg5_1.major }
+
+    /// Whether a failed `vaBeginPicture`, `vaRenderPicture`, `vaEndPicture` or `vaCreateBuffer`
+    /// is mishandled for a caller that reports per frame, so that the driver table's hooks must
+    /// record the failure against the picture's surface and let libavcodec go on
+    /// (``DriverTableHooks``).
+    ///
+    /// `vaapi_decode.c` `ff_vaapi_decode_issue` turns the failure into `AVERROR(EIO)`, and the
+    /// codec decoders take that as the packet's failure, not the picture's: libavcodec 59's HEVC
+    /// decoder drops the picture, its H.264 decoder skips an innocent picture due for output and
+    /// later outputs the failed one with stale pixels. In the newest `hevc/hevcdec.c` read
+    /// (libavcodec 61, with MV-HEVC), `hevc_frame_end` still returns the hwaccel's error for the
+    /// packet while the failed picture stays in the DPB to be output. No release is known to
+    /// report the failed picture itself, so it holds from 59 on until one is shown to.
+    var mishandlesFailedPictureSubmission: Bool { major >= Self.ffmpeg5_1.major }
+
+    /// Whether the HEVC decoder abandons a damaged picture without destroying the VA parameter
+    /// buffers made for it, so that the driver table's hooks must destroy a buffer still alive
+    /// when the picture after the next one begins, and a context's leftovers with the context
+    /// (``DriverTableHooks``).
+    ///
+    /// `hevcdec.c` `decode_nal_units` calls `hevc_frame_end` (and with it the hwaccel's
+    /// `end_frame`, which issues or destroys the buffers) only when no NAL unit of the packet
+    /// failed, and nothing on its error path cancels the started picture
+    /// (`ff_vaapi_decode_cancel`). So in libavcodec 59 and in the newest `hevc/hevcdec.c` read
+    /// (libavcodec 61, with MV-HEVC): it holds from 59 on until a release is shown free of it.
+    var forgetsBuffersOfAbandonedPictures: Bool { major >= Self.ffmpeg5_1.major }
 
     /// `"59.37.100"`.
     var description: String { "\(major).\(minor).\(micro)" }

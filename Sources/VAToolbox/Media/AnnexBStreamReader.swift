@@ -2,10 +2,12 @@
     import Glibc
 #endif
 
-/// The reading state of a raw H.264/HEVC Annex B stream behind a ``SampleSource``: a file
-/// descriptor read a megabyte at a time, cut into access units by an ``ElementaryStreamParser``
-/// as it is read, and time-stamped by an ``AnnexBTimeStamper`` (ffmpeg's times, in the order the
-/// pictures' order counts show them). Samples come in decode order.
+/// The reading state of a raw H.264/HEVC Annex B stream: a file descriptor read a megabyte at a
+/// time, cut into access units by an ``ElementaryStreamParser`` as it is read, and time-stamped by
+/// an ``AnnexBTimeStamper`` (ffmpeg's times, in the order the pictures' order counts show them).
+/// Samples come in decode order. The one place a raw stream's access units are assembled: a
+/// ``SampleSource`` reads standard input, a descriptor and raw stream files through it, and a
+/// ``MediaFileReader`` the files libavformat's raw demuxers (`h264`, `hevc`) recognise.
 ///
 /// Not thread-safe: the source keeps it in a `Mutex`. A descriptor it owns is closed at the end
 /// of the stream, when the initialiser throws, and in `deinit`; one it was lent is never closed.
@@ -38,11 +40,14 @@ final class AnnexBStreamReader {
     ///   - ownsDescriptor: Whether the reader closes it.
     ///   - name: The stream's name for messages.
     ///   - fileName: The file's name, whose extension may tell the codec; nil for standard input.
+    ///   - codec: The stream's codec when the caller knows it; nil to tell it by `fileName` and
+    ///     the first bytes (``AnnexBStreamRecognition``).
     ///   - frameRate: The frame rate of a stream that states none.
     /// - Throws: ``VTError/sampleBufferDataFailed`` when a read fails;
     ///   ``VTError/sampleBufferInvalidMediaFormat`` when the stream has no decodable access unit.
     init(
-        descriptor: Int32, ownsDescriptor: Bool, name: String, fileName: String?, frameRate: FrameRate?
+        descriptor: Int32, ownsDescriptor: Bool, name: String, fileName: String?, codec knownCodec: VideoCodecType?,
+        frameRate: FrameRate?
     ) throws(VTError) {
         let codec: VideoCodecType
         var parser: ElementaryStreamParser
@@ -51,7 +56,7 @@ final class AnnexBStreamReader {
         var finished = false
         do throws(VTError) {
             let first = try Self.read(descriptor, name: name)
-            codec = AnnexBStreamRecognition.codec(forFileName: fileName, bytes: first)
+            codec = knownCodec ?? AnnexBStreamRecognition.codec(forFileName: fileName, bytes: first)
             parser = ElementaryStreamParser(codec: codec)
             stamper = AnnexBTimeStamper(codec: codec, assumedFrameDuration: frameRate?.frameDuration)
             queued = parser.parse(first).flatMap { stamper.stamp($0) }
@@ -90,6 +95,23 @@ final class AnnexBStreamReader {
         self.queued = queued
         self.finished = finished
         if finished { closeDescriptor() }
+    }
+
+    /// Opens a raw stream file and reads it until its first access unit is complete.
+    ///
+    /// - Parameters:
+    ///   - path: The file; its name may tell the codec.
+    ///   - codec: The stream's codec when the caller knows it; nil to tell it by the name and the
+    ///     first bytes.
+    ///   - frameRate: The frame rate of a stream that states none.
+    /// - Throws: ``VTError/sampleBufferDataFailed`` when the file cannot be opened or read (a
+    ///   missing file, a directory); ``VTError/sampleBufferInvalidMediaFormat`` when it has no
+    ///   decodable access unit.
+    convenience init(path: String, codec: VideoCodecType? = nil, frameRate: FrameRate?) throws(VTError) {
+        let descriptor = try Self.open(path)
+        try self.init(
+            descriptor: descriptor, ownsDescriptor: true, name: path, fileName: path, codec: codec,
+            frameRate: frameRate)
     }
 
     deinit { closeDescriptor() }
@@ -165,5 +187,24 @@ final class AnnexBStreamReader {
         }
         chunk.removeSubrange(filled...)
         return chunk
+    }
+
+    /// Opens a raw stream file for reading.
+    private static func open(_ path: String) throws(VTError) -> Int32 {
+        let descriptor = Glibc.open(path, O_RDONLY)
+        guard descriptor >= 0 else {
+            let code = errno
+            let message = String(cString: strerror(code))
+            throw VTError.sampleBufferDataFailed.with(
+                "cannot open \(path): \(message)",
+                cause: UnderlyingCause(library: "libc", function: "open", code: code, message: message),
+                hint: "check the path and its permissions")
+        }
+        var status = stat()
+        if fstat(descriptor, &status) == 0 && status.st_mode & S_IFMT == S_IFDIR {
+            _ = Glibc.close(descriptor)
+            throw VTError.sampleBufferDataFailed.with("cannot read \(path): it is a directory")
+        }
+        return descriptor
     }
 }

@@ -1,6 +1,7 @@
 /// The reading state behind a ``MediaFileReader``: the libavformat input of one file, the track
-/// read, and what turns its packets into samples (queue, Annex B parser, time stamper, seek
-/// state, damage and truncation records).
+/// read, and what turns its packets into samples (queue, Annex B parser, seek state, damage and
+/// truncation records). A raw H.264/HEVC stream's samples come from an ``AnnexBStreamReader``
+/// instead, as a ``SampleSource`` reads them: libavformat's input then only describes the track.
 ///
 /// Not thread-safe: the reader keeps it in a `Mutex`, and every call runs under that lock.
 final class Demuxer {
@@ -53,10 +54,11 @@ final class Demuxer {
     private let parameters: StreamParameters
     /// The description in force for the next sample.
     private var current: VideoFormatDescription
-    /// For Annex B containers: the parser the packets go through.
+    /// For Annex B containers (MPEG-TS): the parser the packets go through, one access unit each.
     private var annexBParser: ElementaryStreamParser?
-    /// For raw H.264/HEVC streams (whose packets have no time stamps): what stamps the samples.
-    private var timeStamper: AnnexBTimeStamper?
+    /// For raw H.264/HEVC streams (libavformat's `h264` and `hevc` demuxers, whose packets have no
+    /// time stamps): what cuts the file into access units and times them.
+    private var rawStream: AnnexBStreamReader?
     /// The frame rate given for raw streams that state none (the `frameRate` of
     /// ``init(path:track:frameRate:)``); ``track`` has the rate in force.
     let assumedFrameRate: FrameRate?
@@ -136,14 +138,15 @@ final class Demuxer {
         current = formatDescription
         if let lengthSize = missingParameterSets {
             formatDescription = try describeFromInBandParameterSets(lengthSize: lengthSize)
+        } else if described == nil && Self.rawStreamDemuxers.contains(containerName) {
+            // A raw stream: read as standard input is, its own parameter sets describing it.
+            let stream = try AnnexBStreamReader(path: path, codec: codecType, frameRate: frameRate)
+            rawStream = stream
+            formatDescription = stream.formatDescription
+            timescale = stream.frameDuration.timescale
         } else if described == nil {
-            // H.264/HEVC as Annex B: the stream's own parameter sets describe it.
+            // H.264/HEVC as Annex B in a container: the stream's own parameter sets describe it.
             annexBParser = ElementaryStreamParser(codec: codecType)
-            // libavformat's raw H.264/HEVC demuxers ("h264", "hevc") give packets without time
-            // stamps; MPEG-TS has its own.
-            if ["h264", "hevc"].contains(containerName) {
-                timeStamper = AnnexBTimeStamper(codec: codecType, assumedFrameDuration: frameRate?.frameDuration)
-            }
             // The first samples carry the first description; read until there is one.
             while queued.isEmpty {
                 guard try readIntoQueue() else {
@@ -152,7 +155,6 @@ final class Demuxer {
                 }
             }
             formatDescription = queued[0].formatDescription
-            if let timeStamper { timescale = timeStamper.frameDuration(of: formatDescription).timescale }
         }
         current = formatDescription
     }
@@ -185,16 +187,15 @@ final class Demuxer {
                 hint: "seek to a time at or after \(max(startTime, .zero).seconds) s")
         }
         var ahead: ReadAhead
-        if timeStamper != nil {
+        if rawStream != nil {
             try seekInRawStream(to: time, exactly: exactly)
             ahead = try readAhead(past: time)
         } else {
             try seekInContainer(to: time, exactly: exactly)
             ahead = try readAhead(past: time)
-            // libavformat's seek can leave nothing to read (seen on a small MPEG-TS file, whose
-            // every seek read no sample), or, in a file without an index (MPEG-TS), land on the
-            // packet nearest the time whether it is a sync sample or not: then the file is read
-            // from its start, as a raw stream is.
+            // libavformat's seek can leave nothing to read, or, in a file without an index
+            // (MPEG-TS), land on the packet nearest the time whether it is a sync sample or not:
+            // then the file is read from its start, as a raw stream is.
             var readNothing = false
             if case .pastTheEnd(lastEnd: nil) = ahead { readNothing = true }
             let landedOnSync = queuedIndex < queued.count && queued[queuedIndex].isSync
@@ -231,7 +232,7 @@ final class Demuxer {
     }
 
     /// Forgets where reading stood, after libavformat moved: the samples queued, the end met, the
-    /// Annex B parser's and the time stamper's state, the damaged sample being noted. From then
+    /// Annex B parser's state, the damaged sample being noted. From then
     /// on the samples presented before `hidingBefore` are ``SampleAttachments/doNotDisplay``, and
     /// with `resetsDecoder` the next one queued resets the decoder.
     ///
@@ -244,9 +245,6 @@ final class Demuxer {
         if fromStart { packetNumber = 0 }
         lastDamagedNumber = nil
         if annexBParser != nil { annexBParser = ElementaryStreamParser(codec: codecType) }
-        if timeStamper != nil {
-            timeStamper = AnnexBTimeStamper(codec: codecType, assumedFrameDuration: assumedFrameRate?.frameDuration)
-        }
         hideBefore = hidingBefore
         self.resetsDecoder = resetsDecoder
     }
@@ -283,10 +281,15 @@ final class Demuxer {
     /// read in order (or in a container where libavformat's seek found nothing): reads from the
     /// start, keeping the samples from the last sync sample presented at or before `time`.
     private func seekInRawStream(to time: MediaTime, exactly: Bool) throws(VTError) {
-        let status = input.seekToStart(stream: streamIndex)
-        guard status >= 0 else {
-            throw VTError.sampleBufferDataFailed.with(
-                "cannot go back to the start of \(path): \(FFmpegStatus.message(status))")
+        if rawStream != nil {
+            // The stream is read again from its start, its time stamps given afresh.
+            rawStream = try AnnexBStreamReader(path: path, codec: codecType, frameRate: assumedFrameRate)
+        } else {
+            let status = input.seekToStart(stream: streamIndex)
+            guard status >= 0 else {
+                throw VTError.sampleBufferDataFailed.with(
+                    "cannot go back to the start of \(path): \(FFmpegStatus.message(status))")
+            }
         }
         // The scan below marks the sync sample it keeps.
         resetReading(fromStart: true, hidingBefore: exactly ? time : nil, resetsDecoder: false)
@@ -317,19 +320,18 @@ final class Demuxer {
     /// the end of the track.
     private func readIntoQueue() throws(VTError) -> Bool {
         guard !ended else { return false }
+        if let rawStream {
+            guard let sample = try rawStream.nextSample() else {
+                ended = true
+                return false
+            }
+            queue(sample, corrupt: false)
+            return true
+        }
         guard let packet = try readPacket() else {
             ended = true
-            // The parser and the stamper are changed where they are stored: a copy would share
-            // their buffers and copy them.
-            if let samples = annexBParser?.finish() {
-                if timeStamper != nil {
-                    var stamped = samples.flatMap { timeStamper?.stamp($0) ?? [] }
-                    stamped += timeStamper?.finish() ?? []
-                    queue(stamped, corrupt: false)
-                } else {
-                    queue(samples, corrupt: false)
-                }
-            }
+            // The parser is changed where it is stored: a copy would share its buffer and copy it.
+            if let samples = annexBParser?.finish() { queue(samples, corrupt: false) }
             return !queued.isEmpty
         }
         let number = packetNumber
@@ -355,16 +357,10 @@ final class Demuxer {
             // One packet is one access unit: end it at the packet's end.
             samples += annexBParser?.finish() ?? []
             if samples.count == 1 {
-                if timeStamper == nil { samples[0].timing = timing }
+                samples[0].timing = timing
                 samples[0].attachments.formUnion(attachments(of: packet))
             }
-            if timeStamper != nil {
-                if corrupt { for index in samples.indices { samples[index].attachments.insert(.damaged) } }
-                samples = samples.flatMap { timeStamper?.stamp($0) ?? [] }
-                queue(samples, corrupt: false)
-            } else {
-                queue(samples, corrupt: corrupt)
-            }
+            queue(samples, corrupt: corrupt)
             return true
         }
         if let record = packet.newExtradata { followNewExtradata(record) }
@@ -607,6 +603,9 @@ final class Demuxer {
 }
 
 extension Demuxer {
+    /// libavformat's raw H.264/HEVC demuxers: their files are read by an ``AnnexBStreamReader``.
+    fileprivate static let rawStreamDemuxers: Set<String> = ["h264", "hevc"]
+
     /// The largest picture libavcodec's probing decoders may allocate while libavformat probes the
     /// streams: the largest a session decodes by default (``PictureLimits``). A stream whose
     /// header declares 12288×12288 is refused by the session before it decodes, and must not cost

@@ -6,13 +6,13 @@ import Synchronization
 /// decodes.
 ///
 /// Samples come in decode order with the container's time stamps (in the track's time scale)
-/// and sync flags. Raw H.264/HEVC streams carry no time stamps: their samples get the ones the
-/// ffmpeg CLI gives their pictures, in the order their picture order counts show them, one frame
-/// apart at the stream's own frame rate, else the `frameRate` given, else 25 frames per second
-/// (see ``AnnexBTimeStamper``). Containers that carry length-prefixed samples with an `avcC`/`hvcC` record
-/// (MP4, Matroska) are handed through as they are; containers that carry H.264/HEVC as Annex B
-/// (MPEG-TS, raw streams) go through an ``ElementaryStreamParser``, which also follows parameter
-/// set changes. AV1 temporal units, VP8/VP9 frames and MPEG-2 pictures come as libavformat
+/// and sync flags. Containers that carry length-prefixed samples with an `avcC`/`hvcC` record
+/// (MP4, Matroska) are handed through as they are; MPEG-TS, which carries H.264/HEVC as Annex B,
+/// goes through an ``ElementaryStreamParser``, which also follows parameter set changes. Raw
+/// H.264/HEVC streams are cut into access units as a ``SampleSource`` cuts them; they carry no
+/// time stamps, so their samples get the ones the ffmpeg CLI gives their pictures, in the order
+/// their picture order counts show them, one frame apart at the stream's own frame rate, else the
+/// `frameRate` given, else 25 frames per second (see ``AnnexBTimeStamper``). AV1 temporal units, VP8/VP9 frames and MPEG-2 pictures come as libavformat
 /// delimits them, described by the container's configuration record and codec parameters.
 ///
 /// What real files do, the reader follows:

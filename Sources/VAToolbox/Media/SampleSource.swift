@@ -82,9 +82,7 @@ public final class SampleSource: Sendable {
         if let track, track != 0 {
             throw VTError.parameter.with("\(path) is a raw stream: its one track is 0, not \(track)")
         }
-        let descriptor = try Self.open(path)
-        let stream = try AnnexBStreamReader(
-            descriptor: descriptor, ownsDescriptor: true, name: path, fileName: path, frameRate: frameRate)
+        let stream = try AnnexBStreamReader(path: path, frameRate: frameRate)
         reader = nil
         codecType = stream.codecType
         containerName = Self.annexBContainerName
@@ -118,7 +116,7 @@ public final class SampleSource: Sendable {
         fileDescriptor descriptor: Int32, name: String, frameRate: FrameRate? = nil
     ) throws(VTError) -> SampleSource {
         let stream = try AnnexBStreamReader(
-            descriptor: descriptor, ownsDescriptor: false, name: name, fileName: nil, frameRate: frameRate)
+            descriptor: descriptor, ownsDescriptor: false, name: name, fileName: nil, codec: nil, frameRate: frameRate)
         return SampleSource(lent: stream, name: name, frameRate: frameRate)
     }
 
@@ -187,24 +185,5 @@ public final class SampleSource: Sendable {
         if let reader { return reader.track }
         guard let path else { return nil }
         return try? MediaFileReader(path: path, frameRate: assumedFrameRate).track
-    }
-
-    /// Opens a raw stream file for reading.
-    private static func open(_ path: String) throws(VTError) -> Int32 {
-        let descriptor = Glibc.open(path, O_RDONLY)
-        guard descriptor >= 0 else {
-            let code = errno
-            let message = String(cString: strerror(code))
-            throw VTError.sampleBufferDataFailed.with(
-                "cannot open \(path): \(message)",
-                cause: UnderlyingCause(library: "libc", function: "open", code: code, message: message),
-                hint: "check the path and its permissions")
-        }
-        var status = stat()
-        if fstat(descriptor, &status) == 0 && status.st_mode & S_IFMT == S_IFDIR {
-            _ = Glibc.close(descriptor)
-            throw VTError.sampleBufferDataFailed.with("cannot read \(path): it is a directory")
-        }
-        return descriptor
     }
 }

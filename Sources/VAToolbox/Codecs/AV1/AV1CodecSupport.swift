@@ -74,10 +74,6 @@ struct AV1CodecSupport: CodecSupport {
 
     func makeReferenceTracker() -> any ReferenceTracker { AV1ShownFrames() }
 
-    /// The largest frame of a sequence header the sample carries. libavcodec 5.1 sizes the
-    /// surfaces by the first sequence header's largest frame and asks for new ones only once
-    /// (`av1dec.c` `av1_decode_frame`: `get_pixel_format` only while `pix_fmt` is
-    /// `AV_PIX_FMT_NONE`), so a later sequence of larger frames would decode into the old surfaces.
     /// The sample's HDR10+ `METADATA_TYPE_ITUT_T35` OBU (``AV1HDRMetadata``).
     func hdr10PlusPayload(in sample: SampleBuffer) -> [UInt8]? {
         AV1HDRMetadata.hdr10PlusPayload(in: sample.data[...])
@@ -88,6 +84,12 @@ struct AV1CodecSupport: CodecSupport {
         AV1HDRMetadata.staticMetadata(in: data[...])
     }
 
+    /// libavcodec's AV1 decoder sizes its surfaces by the first sequence header's largest frame
+    /// (`LibavcodecVersion.keepsAV1SurfacesOnNewSequences`).
+    var hardwareSurfaceFault: LibavcodecFault? { .av1KeepsSurfacesOnNewSequences }
+
+    /// The largest frame (`max_frame_width_minus_1`, `max_frame_height_minus_1`, clause 5.5.1)
+    /// of a sequence header the sample carries.
     func hardwareSurfaceSize(startedBy data: [UInt8]) -> VideoDimensions? {
         guard let obu = (try? AV1OBU.split(data[...]))?.first(where: { $0.obuType == .sequenceHeader }),
             let header = try? AV1SequenceHeader(obu.payload)

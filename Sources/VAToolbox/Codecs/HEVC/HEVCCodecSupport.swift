@@ -7,18 +7,25 @@ struct HEVCCodecSupport: NALUnitCodecSupport {
     let ffmpegName = "hevc"
     var inBandParameterSets: (any InBandParameterSetRules)? { HEVCInBandParameterSets() }
 
-    /// `general_profile_idc` values libavcodec 5.1 decodes: none stated (0, decoded from the
-    /// SPS alone, as libavcodec does), Main, Main 10, Main Still Picture and the format range
-    /// extensions. Screen content coding, multiview, scalable and 3D are not.
-    static let decodableProfiles: Set<Int> = [0, 1, 2, 3, 4]
+    /// `general_profile_idc` values whose coding tools are those of version 1 and the format range
+    /// extensions: none stated (0, decoded from the SPS alone, as libavcodec does), Main, Main 10,
+    /// Main Still Picture and the format range extensions (Annex A.3). High throughput, screen
+    /// content coding, multiview, scalable and 3D profiles are beyond them.
+    static let rangeExtensionProfiles: Set<Int> = [0, 1, 2, 3, 4]
+
+    /// A profile beyond the range extensions, which libavcodec decodes wrongly
+    /// (`LibavcodecVersion.misdecodesHEVCProfilesBeyondRangeExtensions`).
+    func softwareDecoderFault(for format: VideoFormatDescription) -> (fault: LibavcodecFault, refusal: VTError)? {
+        let stream = format.stream
+        guard !Self.rangeExtensionProfiles.contains(stream.profileIdc) else { return nil }
+        let refusal = VTError.couldNotFindVideoDecoder.with(
+            "HEVC profile \(stream.profileName) (general_profile_idc \(stream.profileIdc)) is not supported by "
+                + "the software decoder; it decodes Main, Main 10, Main Still Picture and format range extensions")
+        return (.hevcMisdecodesProfilesBeyondRangeExtensions, refusal)
+    }
 
     func checkSoftwareDecodable(_ format: VideoFormatDescription) throws(VTError) {
         let stream = format.stream
-        guard Self.decodableProfiles.contains(stream.profileIdc) else {
-            throw VTError.couldNotFindVideoDecoder.with(
-                "HEVC profile \(stream.profileName) (general_profile_idc \(stream.profileIdc)) is not supported by "
-                    + "the software decoder; it decodes Main, Main 10, Main Still Picture and format range extensions")
-        }
         let depth = max(stream.bitDepthLuma, stream.bitDepthChroma)
         guard depth <= 12, stream.bitDepthLuma == stream.bitDepthChroma || depth <= 8 else {
             throw VTError.couldNotFindVideoDecoder.with(

@@ -31,10 +31,11 @@ struct VP8CodecSupport: CodecSupport {
         }
     }
 
-    /// A key frame's size. libavcodec 5.1 asks for new surfaces only when its software decoder
-    /// had allocated macroblocks (`vp8.c` `update_dimensions`: `dim_reset` needs
-    /// `macroblocks_base`, which the hwaccel never allocates), so it decodes a larger key frame
-    /// into the old surfaces.
+    /// libavcodec's VP8 decoder asks for surfaces for its first key frame only
+    /// (`LibavcodecVersion.keepsVP8SurfacesOnLargerKeyFrames`).
+    var hardwareSurfaceFault: LibavcodecFault? { .vp8KeepsSurfacesOnLargerKeyFrames }
+
+    /// A key frame's size (RFC 6386 9.1): the size every frame after it has.
     func hardwareSurfaceSize(startedBy data: [UInt8]) -> VideoDimensions? {
         guard let header = try? VP8FrameHeader(data[...]), header.isKeyFrame, let width = header.width,
             let height = header.height
