@@ -520,6 +520,7 @@ import Testing
         ("hevc-main.265", VAProfileHEVCMain, false),
         ("hevc-main10.265", VAProfileHEVCMain10, true),
         ("hevc-hdr10.265", VAProfileHEVCMain10, true),
+        ("hevc-hdr10plus.265", VAProfileHEVCMain10, true),
         ("hevc-slices.265", VAProfileHEVCMain, false),
         ("h264-open-gop.264", VAProfileH264High, false),
         ("hevc-open-gop.265", VAProfileHEVCMain, false),

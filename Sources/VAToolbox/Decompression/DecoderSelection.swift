@@ -65,11 +65,19 @@ enum DecoderSelection {
                 + (fromEnvironment ? " (VATOOLBOX_HWACCEL)" : " by the decoder specification")
         case .preferred, .required:
             // Opened on the watchdog's thread: a driver that hangs while the decoder opens does not
-            // block the caller past the bound (Docs/Hardware.md, "A GPU that hangs").
-            let opening = WatchdogBackend.open(
-                limit: specification.hardwareResponseLimit, renderNode: specification.renderNodePath
-            ) { () -> Result<any DecoderBackend, VTError> in
-                hardwareDecoder(for: format, specification: specification, heldSurfaces: heldSurfaces).map { $0 }
+            // block the caller past the bound (Docs/Hardware.md, "A GPU that hangs"). A node the
+            // caller may not open is refused here first, with the caller's credentials (a thread
+            // can have a file-system user of its own, setfsuid(2)); opening a device file does
+            // not wait on the GPU.
+            let opening: Result<WatchdogBackend, VTError>
+            if let path = specification.renderNodePath, let denied = RenderNode(path: path).accessError {
+                opening = .failure(unusableNodes([(path, denied)]))
+            } else {
+                opening = WatchdogBackend.open(
+                    limit: specification.hardwareResponseLimit, renderNode: specification.renderNodePath
+                ) { () -> Result<any DecoderBackend, VTError> in
+                    hardwareDecoder(for: format, specification: specification, heldSurfaces: heldSurfaces).map { $0 }
+                }
             }
             switch opening {
             case .success(let watched):
@@ -139,8 +147,7 @@ enum DecoderSelection {
             paths = RenderNode.all().map(\.path)
             if paths.isEmpty { return .failure(VTError.couldNotFindVideoDecoder.with(RenderNode.absenceReason())) }
         }
-        var problems: [String] = []
-        var hint: String?
+        var problems: [(path: String, error: VTError)] = []
         for path in paths {
             do throws(VTError) {
                 let device = try VADevice.open(path: path)
@@ -151,13 +158,19 @@ enum DecoderSelection {
                     tenBit: format.stream.bitDepthLuma > 8)
                 return .success(try use(device, profile))
             } catch {
-                problems.append("\(path): \(error.reason)" + (error.cause.map { " (\($0))" } ?? ""))
-                hint = hint ?? error.hint
+                problems.append((path, error))
             }
         }
-        return .failure(
-            VTError.couldNotFindVideoDecoder.with(
-                "no render node can decode this stream — " + problems.joined(separator: "; "), hint: hint))
+        return .failure(unusableNodes(problems))
+    }
+
+    /// The error of render nodes none of which can decode the stream: each node's problem, and
+    /// the first hint.
+    private static func unusableNodes(_ problems: [(path: String, error: VTError)]) -> VTError {
+        let reasons = problems.map { "\($0.path): \($0.error.reason)" + ($0.error.cause.map { " (\($0))" } ?? "") }
+        return VTError.couldNotFindVideoDecoder.with(
+            "no render node can decode this stream — " + reasons.joined(separator: "; "),
+            hint: problems.lazy.compactMap(\.error.hint).first)
     }
 
     static func environment(_ name: String) -> String? {

@@ -1,31 +1,26 @@
 internal import CVAAPI
 import Synchronization
 
-/// Wraps a few entry points of a display's driver table to make up for two things libavcodec 5.1
-/// gets wrong on the VA-API path. (The table is per display, and libva reaches the driver only
-/// through it; every wrapper calls the driver's own entry point.)
+/// Wraps entry points of a display's driver table to make up for what the linked libavcodec gets
+/// wrong on the VA-API path, each where its ``LibavcodecVersion`` predicate holds, and to record
+/// the calls in flight. (The table is per display, and libva reaches the driver only through it;
+/// every wrapper calls the driver's own entry point.)
 ///
-/// **Failed pictures.** libavcodec handles a failed `vaEndPicture` badly for a caller that
-/// reports per frame. Its HEVC decoder drops the picture and fails the packet; its H.264 decoder
-/// fails the packet, skips the picture it was about to output (an innocent one), and later
-/// outputs the failed picture, whose surface holds stale pixels — silent wrong output. The hooks
-/// record the failure against the surface being decoded and tell libavcodec the call succeeded,
-/// so that decoding goes on in order and exactly the failed picture is reported, as
-/// ``VTError/videoDecoderMalfunction``, when it comes out.
+/// **Failed pictures** (``LibavcodecVersion/mishandlesFailedPictureSubmission``). libavcodec must
+/// not hear of a failed `vaBeginPicture`, `vaRenderPicture` or `vaEndPicture`: its HEVC decoder
+/// drops the picture and fails the packet, its H.264 decoder fails the packet, skips an innocent
+/// picture due for output and later outputs the failed one with stale pixels, its AV1 decoder
+/// reads the failed frame's missing state on the next packet. The hooks record the failure
+/// against the surface being decoded and answer success, so that decoding goes on in order and
+/// exactly the failed picture is reported, as ``VTError/videoDecoderMalfunction``, when it comes
+/// out. A failed `vaCreateBuffer` is asked for once more, and its picture is faulted either way.
+/// (How `Scripts/faults` found these: Docs/Reliability.md, "Every VA call failing".)
 ///
-/// The same holds for a failed `vaBeginPicture` or `vaRenderPicture` (libavcodec 5.1's AV1
-/// decoder even crashes on the packet after one; found by `Scripts/faults`).
-///
-/// **Failed buffers.** A `vaCreateBuffer` that fails is asked for once more, and the picture it
-/// was for is faulted as a failed `vaEndPicture` is (see the hook for why libavcodec must not
-/// hear of it).
-///
-/// **Forgotten buffers.** On some damaged HEVC data libavcodec creates a picture's parameter
-/// buffer and then abandons the picture without destroying it (the ffmpeg CLI shows the same
-/// leak through the test driver): one VA buffer per damaged picture, for as long as the display
-/// lives. libavcodec creates a picture's buffers, then calls `vaBeginPicture`, `vaEndPicture`,
-/// and destroys them. So a buffer still alive when the picture after the next one begins was
-/// forgotten; the hooks destroy it then, and destroy a context's leftovers with the context.
+/// **Forgotten buffers** (``LibavcodecVersion/forgetsBuffersOfAbandonedPictures``). libavcodec
+/// creates a picture's buffers, then calls `vaBeginPicture`, `vaEndPicture`, and destroys them;
+/// on some damaged HEVC data it abandons a picture without destroying its parameter buffer. So a
+/// buffer still alive when the picture after the next one begins was forgotten: the hooks destroy
+/// it then, and a context's leftovers with the context.
 ///
 /// **Calls in flight.** Every hooked entry point, and every other one that may wait for the GPU
 /// (creating configs, contexts, surfaces and images, mapping, synchronising, reading back,
@@ -35,6 +30,11 @@ final class DriverTableHooks: Sendable {
     private struct Entry {
         /// The driver's own entry points, called through.
         var original: VADriverVTable
+        /// Whether failed picture submissions are kept from libavcodec
+        /// (``LibavcodecVersion/mishandlesFailedPictureSubmission``).
+        var recordsFailedPictures = LibavcodecVersion.linked.mishandlesFailedPictureSubmission
+        /// Whether forgotten buffers are destroyed (``LibavcodecVersion/forgetsBuffersOfAbandonedPictures``).
+        var destroysForgottenBuffers = LibavcodecVersion.linked.forgetsBuffersOfAbandonedPictures
         /// The surface each context is decoding into.
         var targets: [VAContextID: VASurfaceID] = [:]
         /// Surfaces whose last decode failed, with the failure.
@@ -72,8 +72,9 @@ final class DriverTableHooks: Sendable {
                 // Buffers of this picture were made after picture − 1 began; older ones are
                 // from a picture that is over.
                 let forgotten =
-                    entries[key]?.buffers.filter { $0.value.context == context && $0.value.picture < picture - 1 }
-                    .map(\.key) ?? []
+                    entries[key]?.destroysForgottenBuffers == true
+                    ? entries[key]?.buffers.filter { $0.value.context == context && $0.value.picture < picture - 1 }
+                        .map(\.key) ?? [] : []
                 for buffer in forgotten { entries[key]?.buffers[buffer] = nil }
                 return (entries[key]?.original.vaBeginPicture, forgotten, entries[key]?.original.vaDestroyBuffer)
             }
@@ -109,13 +110,13 @@ final class DriverTableHooks: Sendable {
                 }
             }
             var status = attempt()
-            if !VAStatusCheck.succeeded(status) {
-                // libavcodec 5.1 cannot take a failed buffer: it drops what the buffer held (a
-                // slice) and submits the picture without it — silent wrong output — and its AV1
-                // decoder then reads the failed frame's missing state on the next packet
-                // (SIGSEGV in `avcodec_send_packet`; the ffmpeg CLI crashes the same way on
-                // av1.mp4 with `VATB_FAIL_CALL=CreateBuffer:1`). The buffer is asked for once
-                // more, and the picture it is for is faulted either way (below).
+            if !VAStatusCheck.succeeded(status),
+                DriverTableHooks.entries.withLock({ $0[key]?.recordsFailedPictures == true })
+            {
+                // libavcodec drops what a failed buffer held (a slice) and submits the picture
+                // without it, and its AV1 decoder reads the failed frame's missing state on the
+                // next packet: the buffer is asked for once more, and the picture it is for is
+                // faulted either way.
                 let error = VAStatusCheck.error(
                     status, "vaCreateBuffer", as: .videoDecoderMalfunction,
                     "the GPU driver could not take a buffer of the picture")
@@ -267,6 +268,7 @@ final class DriverTableHooks: Sendable {
         of status: VAStatus, _ call: StaticString, key: UInt, context: VAContextID
     ) -> VAStatus {
         guard !VAStatusCheck.succeeded(status) else { return status }
+        guard entries.withLock({ $0[key]?.recordsFailedPictures == true }) else { return status }
         let error = VAStatusCheck.error(
             status, call, as: .videoDecoderMalfunction, "the GPU failed to decode the picture")
         let recorded = entries.withLock { entries -> Bool in
