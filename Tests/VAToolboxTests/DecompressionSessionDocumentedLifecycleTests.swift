@@ -273,7 +273,7 @@ import Testing
                 _ = before
             }
         }
-        #expect(counts == [.readWrite: 5, .readOnly: 7, .notSupported: 18])
+        #expect(counts == [.readWrite: 6, .readOnly: 7, .notSupported: 17])
         let unknown = #expect(throws: VTError.self) {
             _ = try session.property(DecompressionPropertyKey(rawValue: "unsupported"))
         }
