@@ -84,6 +84,10 @@ nonisolated(unsafe) public let kCMFormatDescriptionExtension_MasteringDisplayCol
 /// `kCMFormatDescriptionExtension_ContentLightLevelInfo`.
 nonisolated(unsafe) public let kCMFormatDescriptionExtension_ContentLightLevelInfo: CFString =
     kCVImageBufferContentLightLevelInfoKey
+/// The ambient viewing environment the description states, 8 bytes of `CFData` (the SEI
+/// layout) — `kCMFormatDescriptionExtension_AmbientViewingEnvironment`.
+nonisolated(unsafe) public let kCMFormatDescriptionExtension_AmbientViewingEnvironment: CFString =
+    kCVImageBufferAmbientViewingEnvironmentKey
 
 // MARK: - Creation
 
@@ -109,11 +113,35 @@ private func create(
         if let bytes = dataValue(extensions, kCMFormatDescriptionExtension_ContentLightLevelInfo) {
             description.extensions.contentLightLevel = ContentLightLevel(appleBytes: bytes)
         }
+        if let bytes = dataValue(extensions, kCMFormatDescriptionExtension_AmbientViewingEnvironment) {
+            description.extensions.ambientViewingEnvironment = AmbientViewingEnvironment(appleBytes: bytes)
+        }
+        if let bytes = dolbyVisionAtom(extensions) {
+            description.extensions.dolbyVisionConfiguration = DolbyVisionConfiguration(recordBytes: bytes)
+        }
         out.pointee = CMFormatDescription(description)
         return noErr
     } catch {
         return error.status
     }
+}
+
+/// The Dolby Vision configuration record among the sample description extension atoms (`dvcC`,
+/// `dvvC` or `dvwC`), nil when there is none.
+private func dolbyVisionAtom(_ extensions: CFDictionary?) -> [UInt8]? {
+    guard
+        let atoms = extensions?.compatValue(forKey: kCMFormatDescriptionExtension_SampleDescriptionExtensionAtoms)
+            as? NSDictionary
+    else { return nil }
+    for name in ["dvcC", "dvvC", "dvwC"] {
+        switch atoms.object(forKey: name) {
+        case let data as Data: return [UInt8](data)
+        case let data as NSData: return [UInt8](Data(referencing: data))
+        case let bytes as [UInt8]: return bytes
+        default: continue
+        }
+    }
+    return nil
 }
 
 /// The bytes of a `CFData` extension, nil when absent or not data.
@@ -260,16 +288,20 @@ public func CMFormatDescriptionGetExtensions(_ desc: CMFormatDescription) -> CFD
         primaries: extensions.colorPrimaries, transfer: extensions.transferFunction, matrix: extensions.yCbCrMatrix,
         pixelAspectRatio: extensions.pixelAspectRatio,
         masteringDisplayColorVolume: extensions.masteringDisplayColorVolume,
-        contentLightLevel: extensions.contentLightLevel)
+        contentLightLevel: extensions.contentLightLevel, ambientViewingEnvironment: extensions.ambientViewingEnvironment
+    )
     for case (let key as AnyHashable, let value) in colors { dictionary.setObject(value, forKey: key) }
-    if !extensions.decoderConfigurationRecord.isEmpty {
-        if let name = extensions.decoderConfigurationRecordName, reportedConfigurationAtoms.contains(name) {
-            let atoms = NSMutableDictionary()
-            atoms[name] = NSData(
-                bytes: extensions.decoderConfigurationRecord, length: extensions.decoderConfigurationRecord.count)
-            dictionary[kCMFormatDescriptionExtension_SampleDescriptionExtensionAtoms] = atoms
-        }
+    let atoms = NSMutableDictionary()
+    if !extensions.decoderConfigurationRecord.isEmpty, let name = extensions.decoderConfigurationRecordName,
+        reportedConfigurationAtoms.contains(name)
+    {
+        atoms[name] = NSData(
+            bytes: extensions.decoderConfigurationRecord, length: extensions.decoderConfigurationRecord.count)
     }
+    if let dolbyVision = extensions.dolbyVisionConfiguration {
+        atoms[dolbyVision.boxType] = NSData(bytes: dolbyVision.recordBytes, length: dolbyVision.recordBytes.count)
+    }
+    if atoms.count > 0 { dictionary[kCMFormatDescriptionExtension_SampleDescriptionExtensionAtoms] = atoms }
     return dictionary
 }
 

@@ -210,6 +210,11 @@ nonisolated(unsafe) public let kCMSampleBufferAttachmentKey_DrainAfterDecoding: 
 /// decompression session with `kVTDecompressionPropertyKey_PropagatePerFrameHDRDisplayMetadata`
 /// on attaches it to each decoded image buffer whose sample carried one.
 nonisolated(unsafe) public let kCMSampleAttachmentKey_HDR10PlusPerFrameData: CFString = "HDR10PlusPerFrameData"
+/// A Dolby Vision RPU, `CFData` holding the HEVC NAL unit of type 62 as the sample carried it
+/// (header included) — VAToolbox's own key: Apple's SDK names none. A decompression session with
+/// `kVTDecompressionPropertyKey_PropagatePerFrameHDRDisplayMetadata` on attaches it to each
+/// decoded image buffer whose sample carried one.
+nonisolated(unsafe) public let kVAToolboxSampleAttachmentKey_DolbyVisionRPU: CFString = "VAToolboxDolbyVisionRPU"
 
 // MARK: - Creation
 

@@ -61,6 +61,10 @@ nonisolated(unsafe) public let kCVImageBufferMasteringDisplayColorVolumeKey: CFS
 /// The content light level, 4 bytes of `CFData` (MaxCLL, MaxFALL, big-endian) —
 /// `kCVImageBufferContentLightLevelInfoKey`.
 nonisolated(unsafe) public let kCVImageBufferContentLightLevelInfoKey: CFString = "ContentLightLevelInfo"
+/// The ambient viewing environment the picture was graded for, 8 bytes of `CFData` as the
+/// `ambient_viewing_environment` SEI message's payload (illuminance in 0.0001 lux, light x and y
+/// in 0.00002, big-endian) — `kCVImageBufferAmbientViewingEnvironmentKey`.
+nonisolated(unsafe) public let kCVImageBufferAmbientViewingEnvironmentKey: CFString = "AmbientViewingEnvironment"
 
 /// The attachments a decoded picture starts with (and the colour extensions of a format
 /// description, in CoreMedia).
@@ -92,7 +96,8 @@ package enum CVImageBufferAttachmentKeys {
             primaries: attachments.colorPrimaries, transfer: attachments.transferFunction,
             matrix: attachments.yCbCrMatrix, pixelAspectRatio: attachments.pixelAspectRatio,
             masteringDisplayColorVolume: attachments.masteringDisplayColorVolume,
-            contentLightLevel: attachments.contentLightLevel)
+            contentLightLevel: attachments.contentLightLevel,
+            ambientViewingEnvironment: attachments.ambientViewingEnvironment)
         dictionary[kCVImageBufferFieldCountKey] = NSNumber(value: attachments.fieldCount)
         if attachments.fieldCount == 2 {
             dictionary[kCVImageBufferFieldDetailKey] =
@@ -107,7 +112,7 @@ package enum CVImageBufferAttachmentKeys {
     package static func colorDictionary(
         primaries: ColorPrimaries?, transfer: TransferFunction?, matrix: YCbCrMatrix?,
         pixelAspectRatio: PixelAspectRatio?, masteringDisplayColorVolume: MasteringDisplayColorVolume?,
-        contentLightLevel: ContentLightLevel?
+        contentLightLevel: ContentLightLevel?, ambientViewingEnvironment: AmbientViewingEnvironment?
     ) -> NSMutableDictionary {
         let dictionary = NSMutableDictionary()
         if let value = primaries.flatMap({ Self.primaries[$0] }) {
@@ -130,6 +135,9 @@ package enum CVImageBufferAttachmentKeys {
         }
         if let bytes = contentLightLevel?.appleBytes {
             dictionary[kCVImageBufferContentLightLevelInfoKey] = NSData(bytes: bytes, length: bytes.count)
+        }
+        if let bytes = ambientViewingEnvironment?.appleBytes {
+            dictionary[kCVImageBufferAmbientViewingEnvironmentKey] = NSData(bytes: bytes, length: bytes.count)
         }
         return dictionary
     }

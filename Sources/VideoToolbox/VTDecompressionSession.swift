@@ -57,6 +57,11 @@ struct OutputRoute: @unchecked Sendable {
                 image, kCMSampleAttachmentKey_HDR10PlusPerFrameData, NSData(bytes: payload, length: payload.count),
                 .shouldPropagate)
         }
+        if let image, let rpu = output.dolbyVisionRPU {
+            CVBufferSetAttachment(
+                image, kVAToolboxSampleAttachmentKey_DolbyVisionRPU, NSData(bytes: rpu, length: rpu.count),
+                .shouldPropagate)
+        }
         if let handler {
             handler(status, output.infoFlags, image, output.presentationTimeStamp, output.presentationDuration)
         } else {

@@ -521,6 +521,8 @@ import Testing
         ("hevc-main10.265", VAProfileHEVCMain10, true),
         ("hevc-hdr10.265", VAProfileHEVCMain10, true),
         ("hevc-hdr10plus.265", VAProfileHEVCMain10, true),
+        ("hevc-dolby-vision.265", VAProfileHEVCMain10, true),
+        ("h264-sei-hdr.264", VAProfileH264High, false),
         ("hevc-slices.265", VAProfileHEVCMain, false),
         ("h264-open-gop.264", VAProfileH264High, false),
         ("hevc-open-gop.265", VAProfileHEVCMain, false),

@@ -611,6 +611,49 @@ import VideoToolbox
             plain.allSatisfy { CVBufferCopyAttachment($0, kCMSampleAttachmentKey_HDR10PlusPerFrameData, nil) == nil })
     }
 
+    /// A Dolby Vision stream's RPU goes out under VAToolbox's own key (Apple names none) when per
+    /// frame metadata is propagated, and its ambient viewing environment under Apple's key on
+    /// every picture; a `dvvC` atom given with the `hvcC` is in the description's extensions.
+    @Test func dolbyVisionAndTheAmbientViewingEnvironmentTravelUnderTheirKeys() throws {
+        func bytes(_ value: Any?) -> [UInt8]? { (value as? NSData).map { [UInt8](Data(referencing: $0)) } }
+        let samples = try Self.samples("hevc-dolby-vision.265", codec: .hevc)
+        let hvcC = samples[0].formatDescription.extensions.decoderConfigurationRecord
+        let dvvC: [UInt8] = [1, 0, 0x10, 0x25, 0x10] + [UInt8](repeating: 0, count: 19)
+        let atoms = NSMutableDictionary()
+        atoms["hvcC"] = NSData(bytes: hvcC, length: hvcC.count)
+        atoms["dvvC"] = NSData(bytes: dvvC, length: dvvC.count)
+        let extensions = NSMutableDictionary()
+        extensions[kCMFormatDescriptionExtension_SampleDescriptionExtensionAtoms] = atoms
+        var description: CMFormatDescription?
+        #expect(
+            CMVideoFormatDescriptionCreate(
+                allocator: nil, codecType: kCMVideoCodecType_HEVC, width: 320, height: 240, extensions: extensions,
+                formatDescriptionOut: &description) == noErr)
+        let format = try #require(description)
+        let stated =
+            CMFormatDescriptionGetExtension(
+                format, extensionKey: kCMFormatDescriptionExtension_SampleDescriptionExtensionAtoms) as? NSDictionary
+        #expect(bytes(stated?.object(forKey: "dvvC")) == dvvC)
+        #expect(bytes(stated?.object(forKey: "hvcC")) == hvcC)
+
+        let ambient: [UInt8] = [0x00, 0x00, 0x0C, 0x44, 0x3D, 0x13, 0x40, 0x42]
+        for propagating in [true, false] {
+            let images = try Self.decodedImages(samples, format: format) { session in
+                #expect(
+                    VTSessionSetProperty(
+                        session, key: kVTDecompressionPropertyKey_PropagatePerFrameHDRDisplayMetadata,
+                        value: propagating ? kCFBooleanTrue : kCFBooleanFalse) == noErr)
+            }
+            #expect(images.count == 10)
+            for image in images {
+                let rpu = bytes(CVBufferCopyAttachment(image, kVAToolboxSampleAttachmentKey_DolbyVisionRPU, nil))
+                #expect(propagating ? rpu?.prefix(3) == [0x7C, 0x01, 0x19] : rpu == nil)
+                #expect(
+                    bytes(CVBufferCopyAttachment(image, kCVImageBufferAmbientViewingEnvironmentKey, nil)) == ambient)
+            }
+        }
+    }
+
     // MARK: - Time
 
     @Test func timeFunctionsComputeAsCoreMedia() {

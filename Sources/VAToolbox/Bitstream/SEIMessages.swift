@@ -39,6 +39,37 @@ public enum SEIMessages {
         }.map { Array($0.payload) }
     }
 
+    /// `mastering_display_colour_volume` (payloadType 137 in both codecs; H.264 D.1.29, HEVC D.2.28).
+    public static let masteringDisplayColourVolumePayloadType = 137
+    /// `content_light_level_info` (payloadType 144; H.264 D.1.31, HEVC D.2.35).
+    public static let contentLightLevelInfoPayloadType = 144
+    /// `ambient_viewing_environment` (payloadType 148; H.264 D.1.33, HEVC D.2.39).
+    public static let ambientViewingEnvironmentPayloadType = 148
+
+    /// The static HDR metadata messages of an SEI NAL unit's RBSP: the mastering display colour
+    /// volume and content light level (when `includingHDR10` — for a decoder that does not read
+    /// them itself) and the ambient viewing environment; nil when the unit has none of them.
+    /// Their payloads are Apple's byte layouts as they are.
+    static func staticHDRMetadata(inRBSP rbsp: [UInt8], includingHDR10: Bool) -> StaticHDRMetadata? {
+        var found = StaticHDRMetadata()
+        for message in messages(inRBSP: rbsp) {
+            switch message.type {
+            case masteringDisplayColourVolumePayloadType where includingHDR10:
+                found.masteringDisplay =
+                    MasteringDisplayColorVolume(appleBytes: Array(message.payload))
+                    ?? found.masteringDisplay
+            case contentLightLevelInfoPayloadType where includingHDR10:
+                found.contentLightLevel =
+                    ContentLightLevel(appleBytes: Array(message.payload)) ?? found.contentLightLevel
+            case ambientViewingEnvironmentPayloadType:
+                found.ambientViewingEnvironment =
+                    AmbientViewingEnvironment(appleBytes: message.payload) ?? found.ambientViewingEnvironment
+            default: break
+            }
+        }
+        return found.isEmpty ? nil : found
+    }
+
     /// The messages in an SEI NAL unit's RBSP, in order: each one's payload type and payload.
     ///
     /// Stops quietly at the first message that does not fit.

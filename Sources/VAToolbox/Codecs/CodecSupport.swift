@@ -106,11 +106,14 @@ protocol CodecSupport: Sendable {
     /// The static HDR metadata a sample carries where libavcodec's decoder on the GPU path does
     /// not export it (AV1 metadata OBUs); nil for codecs whose decoder does (H.264, HEVC SEI) and
     /// for samples that carry none.
-    func staticHDRMetadata(in data: [UInt8]) -> StaticHDRMetadata?
-    /// The HDR10+ message a sample carries (``HDR10Plus``: an SEI message, an AV1 metadata OBU),
-    /// for ``DecompressionSession/propagatesPerFrameHDRDisplayMetadata``; nil for codecs that
-    /// carry none and samples without one.
-    func hdr10PlusPayload(in sample: SampleBuffer) -> [UInt8]?
+    /// The ambient viewing environment too, which no libavcodec decoder before 6.1 exports (H.264,
+    /// HEVC SEI), and for H.264 the mastering display and light level, which libavcodec 5.1's
+    /// H.264 decoder does not read. `data` is the sample as `format` frames it.
+    func staticHDRMetadata(in data: [UInt8], format: VideoFormatDescription) -> StaticHDRMetadata?
+    /// The dynamic HDR metadata a sample carries (an HDR10+ SEI message or AV1 metadata OBU, an
+    /// HEVC Dolby Vision RPU), for ``DecompressionSession/propagatesPerFrameHDRDisplayMetadata``;
+    /// empty for codecs that carry none and samples without any.
+    func dynamicHDRMetadata(in sample: SampleBuffer) -> DynamicHDRMetadata
     /// The in-band parameter-set rules of a container whose configuration record lacks some of
     /// the stream's parameter sets (an `avcC` without SPS/PPS): nil for codecs whose records are
     /// always complete or that configure themselves in band.
@@ -199,8 +202,8 @@ extension CodecSupport {
     var hardwareSurfaceFault: LibavcodecFault? { nil }
 
     func hardwareSurfaceSize(startedBy data: [UInt8]) -> VideoDimensions? { nil }
-    func staticHDRMetadata(in data: [UInt8]) -> StaticHDRMetadata? { nil }
-    func hdr10PlusPayload(in sample: SampleBuffer) -> [UInt8]? { nil }
+    func staticHDRMetadata(in data: [UInt8], format: VideoFormatDescription) -> StaticHDRMetadata? { nil }
+    func dynamicHDRMetadata(in sample: SampleBuffer) -> DynamicHDRMetadata { DynamicHDRMetadata() }
 
     func softwareDecoderFault(for format: VideoFormatDescription) -> (fault: LibavcodecFault, refusal: VTError)? {
         nil

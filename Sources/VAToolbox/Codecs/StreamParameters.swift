@@ -50,6 +50,8 @@ struct StreamParameters: Sendable, Hashable {
     var masteringDisplayColorVolume: MasteringDisplayColorVolume?
     /// The content light level the container states (MP4 `clli`, Matroska `MaxCLL`/`MaxFALL`).
     var contentLightLevel: ContentLightLevel?
+    /// The Dolby Vision configuration record the container states (`dvcC`, `dvvC`, `dvwC`).
+    var dolbyVisionConfiguration: DolbyVisionConfiguration?
 
     /// The profile's name for people: libavcodec's, else its number, else `"unknown"`.
     var profileDisplayName: String { profileName ?? profile.map { "\($0)" } ?? "unknown" }
@@ -67,14 +69,20 @@ struct StreamParameters: Sendable, Hashable {
         extensions.decoderConfigurationRecord = configurationRecord
         extensions.masteringDisplayColorVolume = masteringDisplayColorVolume
         extensions.contentLightLevel = contentLightLevel
+        extensions.dolbyVisionConfiguration = dolbyVisionConfiguration
         return extensions
     }
 
-    /// `format` with the static HDR metadata the container states, for a description made from
-    /// the stream's own parameter sets (which carry none); what the description has stays.
+    /// `format` with the HDR metadata the container states (static metadata, the Dolby Vision
+    /// configuration), for a description made from the stream's own parameter sets (which carry
+    /// none); what the description has stays.
     func addingContainerMetadata(to format: VideoFormatDescription) -> VideoFormatDescription {
-        guard masteringDisplayColorVolume != nil || contentLightLevel != nil else { return format }
+        guard masteringDisplayColorVolume != nil || contentLightLevel != nil || dolbyVisionConfiguration != nil else {
+            return format
+        }
         var format = format
+        format.extensions.dolbyVisionConfiguration =
+            format.extensions.dolbyVisionConfiguration ?? dolbyVisionConfiguration
         format.extensions.masteringDisplayColorVolume =
             format.extensions.masteringDisplayColorVolume ?? masteringDisplayColorVolume
         format.extensions.contentLightLevel = format.extensions.contentLightLevel ?? contentLightLevel

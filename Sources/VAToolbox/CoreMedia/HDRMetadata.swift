@@ -204,15 +204,18 @@ struct StaticHDRMetadata: Sendable, Hashable {
     var masteringDisplay: MasteringDisplayColorVolume?
     /// The content light level.
     var contentLightLevel: ContentLightLevel?
+    /// The ambient viewing environment.
+    var ambientViewingEnvironment: AmbientViewingEnvironment?
 
-    /// Whether neither is known.
-    var isEmpty: Bool { masteringDisplay == nil && contentLightLevel == nil }
+    /// Whether none is known.
+    var isEmpty: Bool { masteringDisplay == nil && contentLightLevel == nil && ambientViewingEnvironment == nil }
 
     /// This metadata with what `newer` states replacing what it states.
     func updated(by newer: StaticHDRMetadata) -> StaticHDRMetadata {
         StaticHDRMetadata(
             masteringDisplay: newer.masteringDisplay ?? masteringDisplay,
-            contentLightLevel: newer.contentLightLevel ?? contentLightLevel)
+            contentLightLevel: newer.contentLightLevel ?? contentLightLevel,
+            ambientViewingEnvironment: newer.ambientViewingEnvironment ?? ambientViewingEnvironment)
     }
 }
 

@@ -247,6 +247,16 @@ public struct FormatDescriptionExtensions: Sendable, Hashable, CustomStringConve
     /// `kCMFormatDescriptionExtension_ContentLightLevelInfo`: the content light level the
     /// container states (MP4 `clli`, Matroska `MaxCLL` and `MaxFALL`), nil when it states none.
     public var contentLightLevel: ContentLightLevel?
+    /// `kCMFormatDescriptionExtension_AmbientViewingEnvironment`: the viewing environment the
+    /// description states (set by the app; no container libavformat 5.1 reads carries one), nil
+    /// when it states none. Pictures whose stream carries an `ambient_viewing_environment` SEI
+    /// message have that one attached instead (``ImageBufferAttachments/ambientViewingEnvironment``).
+    public var ambientViewingEnvironment: AmbientViewingEnvironment?
+    /// The Dolby Vision configuration record the container states (MP4 `dvcC`/`dvvC`/`dvwC`,
+    /// Matroska's `BlockAdditionMapping`), kept by Apple under the box's name
+    /// (``DolbyVisionConfiguration/boxType``) in
+    /// `kCMFormatDescriptionExtension_SampleDescriptionExtensionAtoms`; nil when it states none.
+    public var dolbyVisionConfiguration: DolbyVisionConfiguration?
 
     /// Creates empty extensions.
     public init() {}
@@ -269,11 +279,16 @@ public struct FormatDescriptionExtensions: Sendable, Hashable, CustomStringConve
             parts.append("MasteringDisplayColorVolume: \(masteringDisplayColorVolume)")
         }
         if let contentLightLevel { parts.append("ContentLightLevelInfo: \(contentLightLevel)") }
+        if let ambientViewingEnvironment { parts.append("AmbientViewingEnvironment: \(ambientViewingEnvironment)") }
         if !decoderConfigurationRecord.isEmpty {
             let size = "\(decoderConfigurationRecord.count) bytes"
             parts.append(
                 "SampleDescriptionExtensionAtoms: " + (decoderConfigurationRecordName.map { "\($0) (\(size))" } ?? size)
             )
+        }
+        if let dolbyVisionConfiguration {
+            parts.append(
+                "SampleDescriptionExtensionAtoms: \(dolbyVisionConfiguration.boxType) (\(dolbyVisionConfiguration))")
         }
         return "[" + parts.joined(separator: ", ") + "]"
     }

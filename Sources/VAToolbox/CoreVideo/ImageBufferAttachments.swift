@@ -23,6 +23,11 @@ public struct ImageBufferAttachments: Sendable, Hashable {
     /// `kCVImageBufferContentLightLevelInfoKey`: the content light level, from the stream or
     /// else the container, as ``masteringDisplayColorVolume``; nil when neither says.
     public var contentLightLevel: ContentLightLevel?
+    /// `kCVImageBufferAmbientViewingEnvironmentKey`: the viewing environment the picture was
+    /// graded for, from the stream's latest `ambient_viewing_environment` SEI message (H.264,
+    /// HEVC; read by VAToolbox on both paths) or else the format description's
+    /// ``FormatDescriptionExtensions/ambientViewingEnvironment``; nil when neither says.
+    public var ambientViewingEnvironment: AmbientViewingEnvironment?
 
     /// Reads the attachments of a decoded frame.
     init(frame: Frame) {
@@ -42,5 +47,10 @@ public struct ImageBufferAttachments: Sendable, Hashable {
         topFieldFirst = frame.isTopFieldFirst
         masteringDisplayColorVolume = frame.masteringDisplay.flatMap(MasteringDisplayColorVolume.init(libav:))
         contentLightLevel = frame.contentLightLevel.map(ContentLightLevel.init(libav:))
+        ambientViewingEnvironment = frame.ambientViewingEnvironment.map {
+            AmbientViewingEnvironment(
+                illuminanceCode: $0.illuminance,
+                light: MasteringDisplayColorVolume.Chromaticity(xCode: $0.x, yCode: $0.y))
+        }
     }
 }

@@ -15,7 +15,7 @@ final class LibavcodecContext {
     /// The description whose stream this decoder is set up for.
     private(set) var formatDescription: VideoFormatDescription
     /// The static HDR metadata the samples carried where libavcodec does not export it
-    /// (``CodecSupport/staticHDRMetadata(in:)``), the latest of each kind.
+    /// (``CodecSupport/staticHDRMetadata(in:format:)``), the latest of each kind.
     private var streamHDRMetadata = StaticHDRMetadata()
 
     /// The libavcodec calls.
@@ -104,7 +104,7 @@ final class LibavcodecContext {
             // The token comes back as the picture's `pts`, as the `pkt_dts` of the picture this
             // packet releases from the decoder's reorder buffer, and on what libavcodec logs while
             // decoding this sample, on any thread.
-            if let found = formatDescription.codecSupport.staticHDRMetadata(in: data) {
+            if let found = formatDescription.codecSupport.staticHDRMetadata(in: data, format: formatDescription) {
                 streamHDRMetadata = streamHDRMetadata.updated(by: found)
             }
             try context.loadPacket(data, token: token)
@@ -162,6 +162,10 @@ final class LibavcodecContext {
             let light = streamHDRMetadata.contentLightLevel ?? extensions.contentLightLevel
             if mastering != nil || light != nil {
                 frame.attachStaticHDRMetadata(mastering?.libavCodes, light?.libavValues)
+            }
+            if let ambient = streamHDRMetadata.ambientViewingEnvironment ?? extensions.ambientViewingEnvironment {
+                frame.attachAmbientViewingEnvironment(
+                    (ambient.illuminanceCode, ambient.light.xCode, ambient.light.yCode))
             }
             pictures.append(explained(try picture(frame)))
         }

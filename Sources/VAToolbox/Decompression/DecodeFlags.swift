@@ -97,4 +97,11 @@ public struct DecompressionOutput: Sendable {
     /// (`kVTDecompressionPropertyKey_PropagatePerFrameHDRDisplayMetadata`); nil otherwise, for a
     /// frame without a picture, and for a sample without one.
     public let hdr10PlusPerFrameData: [UInt8]?
+    /// The picture's Dolby Vision RPU (VAToolbox; Apple's VideoToolbox has no public key for it):
+    /// the HEVC NAL unit of type 62 its access unit ends with, passed through byte for byte — the
+    /// two-byte NAL unit header (`0x7C 0x01`), then the RPU as coded, emulation prevention bytes
+    /// included (libavcodec's `AV_FRAME_DATA_DOVI_RPU_BUFFER` is these bytes without the header).
+    /// Only while ``DecompressionSession/propagatesPerFrameHDRDisplayMetadata`` is on; nil
+    /// otherwise, for a frame without a picture, and for a sample without one.
+    public let dolbyVisionRPU: [UInt8]?
 }

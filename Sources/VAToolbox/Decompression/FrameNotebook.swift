@@ -20,8 +20,9 @@ struct FrameNotebook {
         /// Why the frame may lack a reference picture, when it may: a reference went missing
         /// before it, or the GPU failed a picture it may refer to.
         var missingReference: String?
-        /// The sample's HDR10+ message, when the session propagates per-frame HDR metadata.
-        var hdr10PlusPayload: [UInt8]?
+        /// The sample's dynamic HDR metadata (HDR10+, Dolby Vision RPU), when the session
+        /// propagates per-frame HDR metadata.
+        var dynamicHDR: DynamicHDRMetadata?
 
         /// The status the frame is handed out with, given the decoder's own: the decoder's,
         /// else damage, else a missing reference (libavcodec conceals a lost reference without
@@ -78,7 +79,7 @@ struct FrameNotebook {
             isDamaged: sample.attachments.contains(.damaged), isFieldPicture: continuity.isFieldPicture,
             isSkippedLeadingPicture: continuity.isSkippedLeadingPicture, showsNoPicture: continuity.showsNoPicture,
             missingReference: afterFault ? FailoverPolicy.afterFault : continuity.missingReference,
-            hdr10PlusPayload: propagatingHDR ? format.codecSupport.hdr10PlusPayload(in: sample) : nil)
+            dynamicHDR: propagatingHDR ? format.codecSupport.dynamicHDRMetadata(in: sample) : nil)
     }
 
     /// Flags the frames followed after `token`: they may refer to the picture the GPU failed.

@@ -292,14 +292,14 @@ final class SessionDecoder: @unchecked Sendable {
                 if transfer == nil { picture = try packer.pack(picture) }
                 outputHandler(
                     pending.output(
-                        status: status, image: picture, releasedAt: released, hdr10Plus: notes.hdr10PlusPayload))
+                        status: status, image: picture, releasedAt: released, dynamicHDR: notes.dynamicHDR))
                 return
             }
             let converted = try waitingOnDevice(for: image) { () throws(VTError) in try transfer.convert(image) }
             shared.withLock { $0.pool = transfer.transfer.currentPool }
             outputHandler(
                 pending.output(
-                    status: status, image: converted, releasedAt: released, hdr10Plus: notes.hdr10PlusPayload))
+                    status: status, image: converted, releasedAt: released, dynamicHDR: notes.dynamicHDR))
         } catch {
             // A conversion left behind in a hung driver keeps its converter: the next one gets a new one.
             if phase.backend?.hasHung == true {

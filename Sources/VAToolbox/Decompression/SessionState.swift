@@ -58,7 +58,8 @@ struct PendingFrame: Sendable {
     /// The output handler's argument for this frame; `releasedAt` is the decode time stamp of the
     /// sample whose decoding released its picture.
     func output(
-        status: VTError?, image: PixelBuffer?, releasedAt: MediaTime = .invalid, hdr10Plus: [UInt8]? = nil
+        status: VTError?, image: PixelBuffer?, releasedAt: MediaTime = .invalid,
+        dynamicHDR: DynamicHDRMetadata? = nil
     ) -> DecompressionOutput {
         var info: DecodeInfoFlags = flags.contains(.enableAsynchronousDecompression) ? .asynchronous : []
         if image == nil { info.insert(.frameDropped) }
@@ -67,6 +68,7 @@ struct PendingFrame: Sendable {
             status: status, infoFlags: info, imageBuffer: image, presentationTimeStamp: timing.presentationTimeStamp,
             presentationDuration: timing.duration, frameRefcon: refcon,
             releasingDecodeTimeStamp: image == nil ? .invalid : releasedAt,
-            hdr10PlusPerFrameData: image.flatMap { _ in hdr10Plus })
+            hdr10PlusPerFrameData: image.flatMap { _ in dynamicHDR?.hdr10Plus },
+            dolbyVisionRPU: image.flatMap { _ in dynamicHDR?.dolbyVisionRPU })
     }
 }

@@ -473,6 +473,9 @@ struct FormatStream {
     /// The content light level the container states (MP4 `clli`, Matroska `MaxCLL`/`MaxFALL`:
     /// `AV_PKT_DATA_CONTENT_LIGHT_LEVEL`).
     let contentLightLevel: LightLevelValues?
+    /// The Dolby Vision configuration record the container states (MP4 `dvcC`/`dvvC`/`dvwC`,
+    /// Matroska `BlockAdditionMapping`: `AV_PKT_DATA_DOVI_CONF`).
+    let dolbyVisionConfiguration: DolbyVisionValues?
 
     /// The codec (`codec_id`), for the name look-ups.
     private let codecID: AVCodecID
@@ -522,6 +525,9 @@ struct FormatStream {
         ).flatMap(MasteringDisplayValues.init)
         contentLightLevel = Self.sideData(of: stream, AV_PKT_DATA_CONTENT_LIGHT_LEVEL, as: AVContentLightMetadata.self)
             .map(LightLevelValues.init)
+        dolbyVisionConfiguration = Self.sideData(
+            of: stream, AV_PKT_DATA_DOVI_CONF, as: AVDOVIDecoderConfigurationRecord.self
+        ).map(DolbyVisionValues.init)
         codecID = parameters.codec_id
         format = parameters.format
         colorRange = parameters.color_range
@@ -626,5 +632,29 @@ struct FormatStream {
         case AV_FIELD_BT: .bt
         default: nil
         }
+    }
+}
+
+/// libavutil's Dolby Vision configuration record (`AVDOVIDecoderConfigurationRecord`), field for
+/// field.
+struct DolbyVisionValues: Sendable, Hashable {
+    /// `dv_version_major`, `dv_version_minor`.
+    let versionMajor: UInt8, versionMinor: UInt8
+    /// `dv_profile`, `dv_level`.
+    let profile: UInt8, level: UInt8
+    /// `rpu_present_flag`, `el_present_flag`, `bl_present_flag`.
+    let rpuPresent: Bool, enhancementLayerPresent: Bool, baseLayerPresent: Bool
+    /// `dv_bl_signal_compatibility_id`.
+    let baseLayerCompatibilityID: UInt8
+
+    init(_ record: AVDOVIDecoderConfigurationRecord) {
+        versionMajor = record.dv_version_major
+        versionMinor = record.dv_version_minor
+        profile = record.dv_profile
+        level = record.dv_level
+        rpuPresent = record.rpu_present_flag != 0
+        enhancementLayerPresent = record.el_present_flag != 0
+        baseLayerPresent = record.bl_present_flag != 0
+        baseLayerCompatibilityID = record.dv_bl_signal_compatibility_id
     }
 }

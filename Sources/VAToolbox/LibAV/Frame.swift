@@ -210,6 +210,34 @@ struct Frame {
         }
     }
 
+    /// The key under which VAToolbox keeps an `ambient_viewing_environment` SEI message in the
+    /// frame's metadata (`AVFrame.metadata`, copied with the frame's properties as libavfilter's
+    /// `lavfi.` values are): libavcodec 5.1 has no side data type for it
+    /// (`AV_FRAME_DATA_AMBIENT_VIEWING_ENVIRONMENT` came in 6.1).
+    private static let ambientViewingEnvironmentKey = "vatoolbox.ambient_viewing_environment"
+
+    /// The ambient viewing environment kept on the frame (``attachAmbientViewingEnvironment(_:)``):
+    /// `ambient_illuminance`, `ambient_light_x`, `ambient_light_y`; nil when none.
+    var ambientViewingEnvironment: (illuminance: UInt32, x: UInt16, y: UInt16)? {
+        guard let entry = av_dict_get(pointer.pointee.metadata, Self.ambientViewingEnvironmentKey, nil, 0),
+            let value = entry.pointee.value
+        else { return nil }
+        let fields = String(cString: value).split(separator: " ")
+        guard fields.count == 3, let illuminance = UInt32(fields[0]), let x = UInt16(fields[1]),
+            let y = UInt16(fields[2])
+        else { return nil }
+        return (illuminance, x, y)
+    }
+
+    /// Keeps an ambient viewing environment on the frame, where it has none. Nothing is kept when
+    /// memory runs out.
+    func attachAmbientViewingEnvironment(_ environment: (illuminance: UInt32, x: UInt16, y: UInt16)) {
+        guard ambientViewingEnvironment == nil else { return }
+        av_dict_set(
+            &pointer.pointee.metadata, Self.ambientViewingEnvironmentKey,
+            "\(environment.illuminance) \(environment.x) \(environment.y)", 0)
+    }
+
     /// The frame's side data of `type`, read as a `Value`; nil when absent or too small.
     private func sideData<Value>(_ type: AVFrameSideDataType, as: Value.Type) -> Value? {
         guard let side = av_frame_get_side_data(pointer, type), let data = side.pointee.data,

@@ -41,6 +41,12 @@ extension StreamParameters {
         codecTag = stream.codecTag
         masteringDisplayColorVolume = stream.masteringDisplay.flatMap(MasteringDisplayColorVolume.init(libav:))
         contentLightLevel = stream.contentLightLevel.map(ContentLightLevel.init(libav:))
+        dolbyVisionConfiguration = stream.dolbyVisionConfiguration.map {
+            DolbyVisionConfiguration(
+                versionMajor: $0.versionMajor, versionMinor: $0.versionMinor, profile: $0.profile, level: $0.level,
+                rpuPresent: $0.rpuPresent, enhancementLayerPresent: $0.enhancementLayerPresent,
+                baseLayerPresent: $0.baseLayerPresent, baseLayerCompatibilityID: $0.baseLayerCompatibilityID)
+        }
     }
 
     /// A colour code point, nil for 2 (unspecified) and anything out of range.

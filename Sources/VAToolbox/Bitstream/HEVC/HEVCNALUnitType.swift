@@ -40,6 +40,8 @@ public struct HEVCNALUnitType: RawRepresentable, Sendable, Hashable, CustomStrin
     public static let prefixSEI = Self(rawValue: 39)
     /// 40: SUFFIX_SEI_NUT.
     public static let suffixSEI = Self(rawValue: 40)
+    /// 62: UNSPEC62, which Dolby Vision uses for its RPU (the metadata of each picture).
+    public static let dolbyVisionRPU = Self(rawValue: 62)
 
     /// The short name from Table 7-1, for example `"IDR_W_RADL"`.
     public var name: String { Self.names[Int(rawValue)] }

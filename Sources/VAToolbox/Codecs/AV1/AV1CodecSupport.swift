@@ -75,12 +75,12 @@ struct AV1CodecSupport: CodecSupport {
     func makeReferenceTracker() -> any ReferenceTracker { AV1ShownFrames() }
 
     /// The sample's HDR10+ `METADATA_TYPE_ITUT_T35` OBU (``AV1HDRMetadata``).
-    func hdr10PlusPayload(in sample: SampleBuffer) -> [UInt8]? {
-        AV1HDRMetadata.hdr10PlusPayload(in: sample.data[...])
+    func dynamicHDRMetadata(in sample: SampleBuffer) -> DynamicHDRMetadata {
+        DynamicHDRMetadata(hdr10Plus: AV1HDRMetadata.hdr10PlusPayload(in: sample.data[...]))
     }
 
     /// The sample's `METADATA_TYPE_HDR_MDCV` and `HDR_CLL` OBUs (``AV1HDRMetadata``).
-    func staticHDRMetadata(in data: [UInt8]) -> StaticHDRMetadata? {
+    func staticHDRMetadata(in data: [UInt8], format: VideoFormatDescription) -> StaticHDRMetadata? {
         AV1HDRMetadata.staticMetadata(in: data[...])
     }
 

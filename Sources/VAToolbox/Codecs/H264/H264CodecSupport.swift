@@ -49,6 +49,21 @@ struct H264CodecSupport: NALUnitCodecSupport {
 
     func makeReferenceTracker() -> any ReferenceTracker { H264ReferenceContinuity() }
 
+    /// The HDR10+ `user_data_registered_itu_t_t35` message of the sample's SEI NAL units.
+    func dynamicHDRMetadata(in sample: SampleBuffer) -> DynamicHDRMetadata {
+        DynamicHDRMetadata(
+            hdr10Plus: sample.nalUnits.lazy.filter { $0.h264Type == .sei }.compactMap {
+                SEIMessages.hdr10PlusPayload(inRBSP: $0.rbsp)
+            }.first)
+    }
+
+    /// The mastering display colour volume, content light level and ambient viewing environment
+    /// SEI messages: libavcodec 5.1's H.264 decoder reads none of them (its `h264_sei.c`; 6.1's
+    /// shared `h2645_sei.c` reads the first two).
+    func staticHDRMetadata(in data: [UInt8], format: VideoFormatDescription) -> StaticHDRMetadata? {
+        staticHDRMetadata(inSEIOf: data, format: format, isSEI: { $0.h264Type == .sei }, includingHDR10: true)
+    }
+
     /// An IDR picture is a closed point. A non-IDR picture is an open one when the container calls
     /// it a sync sample (an MP4 lists an open GOP's I pictures in its sync sample table) or when a
     /// recovery point SEI says decoding from it is exact at once (`recovery_frame_cnt` 0): the
@@ -56,11 +71,6 @@ struct H264CodecSupport: NALUnitCodecSupport {
     /// frames later (gradual decoding refresh) is no point to replay from. H.264 does not order
     /// leading pictures before the others, so an open point's GOP keeps the one before it to the
     /// next point.
-    /// The HDR10+ `user_data_registered_itu_t_t35` message of the sample's SEI NAL units.
-    func hdr10PlusPayload(in sample: SampleBuffer) -> [UInt8]? {
-        sample.nalUnits.lazy.filter { $0.h264Type == .sei }.compactMap { SEIMessages.hdr10PlusPayload(inRBSP: $0.rbsp) }
-            .first
-    }
 
     func randomAccess(of sample: SampleBuffer) -> RandomAccess {
         let units = sample.nalUnits

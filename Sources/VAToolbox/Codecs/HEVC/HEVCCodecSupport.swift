@@ -44,16 +44,37 @@ struct HEVCCodecSupport: NALUnitCodecSupport {
 
     func makeReferenceTracker() -> any ReferenceTracker { HEVCReferenceContinuity() }
 
+    /// The HDR10+ `user_data_registered_itu_t_t35` message of the sample's prefix SEI NAL units,
+    /// and its Dolby Vision RPU: the NAL unit of type 62 (`UNSPEC62`) that ends the access unit
+    /// (the placement libavcodec's `hevcdec.c` `decode_nal_units` requires, as dovi_tool writes it),
+    /// without the zero bytes that may follow it.
+    func dynamicHDRMetadata(in sample: SampleBuffer) -> DynamicHDRMetadata {
+        var found = DynamicHDRMetadata()
+        for unit in sample.nalUnits {
+            if unit.hevcType == .prefixSEI, found.hdr10Plus == nil {
+                found.hdr10Plus = SEIMessages.hdr10PlusPayload(inRBSP: unit.rbsp)
+            } else if unit.hevcType == .dolbyVisionRPU, found.dolbyVisionRPU == nil {
+                // A NAL unit never ends in a zero byte (clause 7.4.2): zeros after the RPU's
+                // trailing bits are the byte stream's `trailing_zero_8bits`, which a remux from
+                // Annex B leaves inside the length prefix.
+                var end = unit.bytes.endIndex
+                while end > unit.bytes.startIndex, unit.bytes[end - 1] == 0 { end -= 1 }
+                found.dolbyVisionRPU = Array(unit.bytes[..<end])
+            }
+        }
+        return found
+    }
+
+    /// The ambient viewing environment SEI message (libavcodec 5.1's HEVC decoder reads the
+    /// mastering display and light level itself).
+    func staticHDRMetadata(in data: [UInt8], format: VideoFormatDescription) -> StaticHDRMetadata? {
+        staticHDRMetadata(inSEIOf: data, format: format, isSEI: { $0.hevcType == .prefixSEI }, includingHDR10: false)
+    }
+
     /// By the first slice segment's `nal_unit_type` (clause 7.4.2.2): IDR and BLA pictures are
     /// closed points (a BLA picture's RASL pictures are skipped); a CRA picture is an open one, its
     /// RASL pictures refer to the GOP before; a trailing picture (TRAIL, TSA, STSA) follows every
     /// leading picture of its IRAP picture, so it ends them.
-    /// The HDR10+ `user_data_registered_itu_t_t35` message of the sample's prefix SEI NAL units.
-    func hdr10PlusPayload(in sample: SampleBuffer) -> [UInt8]? {
-        sample.nalUnits.lazy.filter { $0.hevcType == .prefixSEI }.compactMap {
-            SEIMessages.hdr10PlusPayload(inRBSP: $0.rbsp)
-        }.first
-    }
 
     func randomAccess(of sample: SampleBuffer) -> RandomAccess {
         guard let type = sample.nalUnits.first(where: \.isVCL)?.hevcType else { return .none }
