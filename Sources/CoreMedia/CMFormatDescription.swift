@@ -309,6 +309,21 @@ public func CMFormatDescriptionGetExtensions(_ desc: CMFormatDescription) -> CFD
 /// description extension atoms: those of H.264 and HEVC.
 private let reportedConfigurationAtoms: Set<String> = ["avcC", "hvcC"]
 
+/// The extension keys that are also image buffer attachment keys, with the same meaning and
+/// value — `CMVideoFormatDescriptionGetExtensionKeysCommonWithImageBuffers`: the field count,
+/// pixel aspect ratio, colour code points and the static HDR metadata. An app copies these from a
+/// description onto pictures it makes (as `CVBufferSetAttachment`), or compares them.
+public func CMVideoFormatDescriptionGetExtensionKeysCommonWithImageBuffers() -> CFArray {
+    CFArray(
+        [
+            kCMFormatDescriptionExtension_FieldCount, kCMFormatDescriptionExtension_PixelAspectRatio,
+            kCMFormatDescriptionExtension_ColorPrimaries, kCMFormatDescriptionExtension_TransferFunction,
+            kCMFormatDescriptionExtension_YCbCrMatrix, kCMFormatDescriptionExtension_MasteringDisplayColorVolume,
+            kCMFormatDescriptionExtension_ContentLightLevelInfo,
+            kCMFormatDescriptionExtension_AmbientViewingEnvironment,
+        ])
+}
+
 /// One extension, or nil — `CMFormatDescriptionGetExtension`.
 public func CMFormatDescriptionGetExtension(_ desc: CMFormatDescription, extensionKey: CFString) -> CFPropertyList? {
     CMFormatDescriptionGetExtensions(desc)?.compatValue(forKey: extensionKey) as AnyObject?

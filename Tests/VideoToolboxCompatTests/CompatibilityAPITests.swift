@@ -611,6 +611,43 @@ import VideoToolbox
             plain.allSatisfy { CVBufferCopyAttachment($0, kCMSampleAttachmentKey_HDR10PlusPerFrameData, nil) == nil })
     }
 
+    /// The keys a description shares with its pictures: every one the description states, a
+    /// decoded picture carries with the same value (Apple code copies them this way).
+    @Test func theKeysCommonWithImageBuffersHaveTheSameValuesOnThePictures() throws {
+        let keys = CMVideoFormatDescriptionGetExtensionKeysCommonWithImageBuffers()
+        let names = (0..<CFArrayGetCount(keys)).map {
+            unsafeBitCast(CFArrayGetValueAtIndex(keys, $0), to: CFString.self) as String
+        }
+        for key in [
+            kCMFormatDescriptionExtension_MasteringDisplayColorVolume,
+            kCMFormatDescriptionExtension_ContentLightLevelInfo,
+            kCMFormatDescriptionExtension_AmbientViewingEnvironment, kCMFormatDescriptionExtension_ColorPrimaries,
+            kCMFormatDescriptionExtension_FieldCount,
+        ] {
+            #expect(names.contains(key as String), "\(key)")
+        }
+        let samples = try Self.samples("hevc-dolby-vision.265", codec: .hevc)
+        let format = try Self.formatDescription(samples[0].formatDescription)
+        let ambient: [UInt8] = [0x00, 0x00, 0x0C, 0x44, 0x3D, 0x13, 0x40, 0x42]
+        let images = try Self.decodedImages(samples, format: format)
+        #expect(images.count == 10)
+        var compared = 0
+        for key in names {
+            guard let value = CMFormatDescriptionGetExtension(format, extensionKey: key as CFString) else { continue }
+            compared += 1
+            for image in images {
+                let attached = CVBufferCopyAttachment(image, key as CFString, nil)
+                #expect((attached as? NSObject)?.isEqual(value) == true, "\(key): \(String(describing: attached))")
+            }
+        }
+        #expect(compared >= 4, "field count and the three colour code points of the HDR10 stream")
+        for image in images {
+            let bytes = (CVBufferCopyAttachment(image, kCVImageBufferAmbientViewingEnvironmentKey, nil) as? NSData)
+                .map { [UInt8](Data(referencing: $0)) }
+            #expect(bytes == ambient, "the stream's own, which the description does not state")
+        }
+    }
+
     /// A Dolby Vision stream's RPU goes out under VAToolbox's own key (Apple names none) when per
     /// frame metadata is propagated, and its ambient viewing environment under Apple's key on
     /// every picture; a `dvvC` atom given with the `hvcC` is in the description's extensions.
