@@ -71,7 +71,6 @@ struct H264CodecSupport: NALUnitCodecSupport {
     /// frames later (gradual decoding refresh) is no point to replay from. H.264 does not order
     /// leading pictures before the others, so an open point's GOP keeps the one before it to the
     /// next point.
-
     func randomAccess(of sample: SampleBuffer) -> RandomAccess {
         let units = sample.nalUnits
         guard let slice = units.first(where: \.isVCL) else { return .none }

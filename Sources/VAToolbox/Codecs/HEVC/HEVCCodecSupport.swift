@@ -75,7 +75,6 @@ struct HEVCCodecSupport: NALUnitCodecSupport {
     /// closed points (a BLA picture's RASL pictures are skipped); a CRA picture is an open one, its
     /// RASL pictures refer to the GOP before; a trailing picture (TRAIL, TSA, STSA) follows every
     /// leading picture of its IRAP picture, so it ends them.
-
     func randomAccess(of sample: SampleBuffer) -> RandomAccess {
         guard let type = sample.nalUnits.first(where: \.isVCL)?.hevcType else { return .none }
         switch type.rawValue {
