@@ -93,6 +93,19 @@ public final class CMSampleBuffer {
         return flags
     }
 
+    /// The HDR10+ message attached to sample `index` (`kCMSampleAttachmentKey_HDR10PlusPerFrameData`,
+    /// `CFData`), nil when none.
+    func hdr10PlusPerFrameData(of index: Int) -> [UInt8]? {
+        guard let array = sampleAttachments, array.elements.indices.contains(index),
+            let dictionary = array.elements[index] as? NSDictionary
+        else { return nil }
+        switch dictionary.compatValue(forKey: kCMSampleAttachmentKey_HDR10PlusPerFrameData) {
+        case let data as Data: return [UInt8](data)
+        case let data as NSData: return [UInt8](Data(referencing: data))
+        default: return nil
+        }
+    }
+
     /// The samples as VAToolbox sample buffers, in order.
     ///
     /// - Throws: ``VTError/sampleBufferBufferNotReady`` when the data is not ready and cannot be
@@ -126,10 +139,11 @@ public final class CMSampleBuffer {
                 throw VTError.sampleBufferInvalidSampleData.with(
                     "sample \(index) of \(size) bytes runs past the \(bytes.count) bytes of data")
             }
-            samples.append(
-                try SampleBuffer(
-                    data: Array(bytes[offset..<offset + size]), formatDescription: format, timing: timing(of: index),
-                    attachments: attachments(of: index)))
+            var sample = try SampleBuffer(
+                data: Array(bytes[offset..<offset + size]), formatDescription: format, timing: timing(of: index),
+                attachments: attachments(of: index))
+            sample.hdr10PlusPerFrameData = hdr10PlusPerFrameData(of: index)
+            samples.append(sample)
             offset += size
         }
         return samples
@@ -208,7 +222,8 @@ nonisolated(unsafe) public let kCMSampleBufferAttachmentKey_DrainAfterDecoding: 
 /// HDR10+ dynamic metadata, `CFData` holding the ITU-T T.35 message from
 /// `itu_t_t35_country_code` (0xB5) on — `kCMSampleAttachmentKey_HDR10PlusPerFrameData`. A
 /// decompression session with `kVTDecompressionPropertyKey_PropagatePerFrameHDRDisplayMetadata`
-/// on attaches it to each decoded image buffer whose sample carried one.
+/// on attaches it to each decoded image buffer whose sample carried one — in its data or as this
+/// sample attachment (a WebM reader's, for VP9).
 nonisolated(unsafe) public let kCMSampleAttachmentKey_HDR10PlusPerFrameData: CFString = "HDR10PlusPerFrameData"
 /// A Dolby Vision RPU, `CFData` holding the HEVC NAL unit of type 62 as the sample carried it
 /// (header included) — VAToolbox's own key: Apple's SDK names none. A decompression session with

@@ -183,6 +183,7 @@ import Testing
 /// differs).
 @Suite struct HDR10PlusTests {
     static let fixture = "hevc-hdr10plus.265"
+    static let webmFixture = "vp9-hdr10plus.webm"
 
     /// ffprobe's `average_maxrgb` numerator of each frame, in output order.
     static func oracleAverages() throws -> [Int] {
@@ -210,7 +211,9 @@ import Testing
     }
 
     /// Decodes the fixture and returns each picture's message, in presentation order.
-    static func messages(_ specification: DecoderSpecification, propagating: Bool) throws -> [[UInt8]?] {
+    static func messages(
+        _ specification: DecoderSpecification, propagating: Bool, fixture: String = fixture
+    ) throws -> [[UInt8]?] {
         let samples = try TestData.samples(fixture)
         let outputs = Outputs()
         let session = try DecompressionSession(
@@ -241,6 +244,27 @@ import Testing
         #expect(messages.count == 10 && messages.allSatisfy { $0 == nil })
     }
 
+    /// VP9's HDR10+ rides in WebM's BlockAdditional (BlockAddID 4): each frame carries its
+    /// block's message, which the fixture's script took from `hevc-hdr10plus.265` (average_maxrgb
+    /// 1000 + 100 n for the n-th block), byte for byte the message the HEVC stream's frame with
+    /// that average carries (checked against ffprobe by `everyFrameCarriesItsOwnMessage`).
+    @Test func webmBlockAdditionalsCarryTheMessage() throws {
+        let webm = try Self.messages(
+            DecoderSpecification(hardwareAcceleration: .disabled), propagating: true, fixture: Self.webmFixture)
+        #expect(webm.count == 10)
+        #expect(webm.map { $0.flatMap(Self.averageMaxRGB) } == (0..<10).map { 1000 + 100 * $0 })
+        let hevc = try Self.messages(DecoderSpecification(hardwareAcceleration: .disabled), propagating: true)
+        for message in webm {
+            let average = message.flatMap(Self.averageMaxRGB)
+            #expect(message != nil && message == hevc.first { $0.flatMap(Self.averageMaxRGB) == average } ?? nil)
+        }
+        let samples = try TestData.samples(Self.webmFixture)
+        #expect(samples.allSatisfy { $0.hdr10PlusPerFrameData != nil }, "the file reader keeps the block additional")
+        let off = try Self.messages(
+            DecoderSpecification(hardwareAcceleration: .disabled), propagating: false, fixture: Self.webmFixture)
+        #expect(off.count == 10 && off.allSatisfy { $0 == nil })
+    }
+
     /// An AV1 `METADATA_TYPE_ITUT_T35` OBU's HDR10+ message, from the country code on; other T.35
     /// messages and metadata types are not HDR10+.
     @Test func av1MetadataOBUsCarryTheMessage() throws {
@@ -269,10 +293,11 @@ extension VATestDriverTests {
                 .map(\.attachments)
         }
 
-        /// HDR10+ on the GPU: the same messages as on the CPU, frame for frame.
-        @Test(arguments: TestVADriver.personalities)
-        func hdr10PlusOnTheGPU(_ personality: String?) throws {
-            let samples = try TestData.samples(HDR10PlusTests.fixture)
+        /// HDR10+ on the GPU: the same messages as on the CPU, frame for frame, from HEVC SEI
+        /// messages and from WebM block additionals.
+        @Test(arguments: [HDR10PlusTests.fixture, HDR10PlusTests.webmFixture], TestVADriver.personalities)
+        func hdr10PlusOnTheGPU(_ fixture: String, _ personality: String?) throws {
+            let samples = try TestData.samples(fixture)
             let outputs = Outputs()
             let session = try HardwareSessions.session(
                 samples[0].formatDescription, acceleration: .preferred,
@@ -282,8 +307,8 @@ extension VATestDriverTests {
             let gpu = outputs.all.sorted { $0.presentationTimeStamp < $1.presentationTimeStamp }.map(
                 \.hdr10PlusPerFrameData)
             let cpu = try HDR10PlusTests.messages(
-                DecoderSpecification(hardwareAcceleration: .disabled), propagating: true)
-            #expect(gpu.count == 10 && gpu == cpu)
+                DecoderSpecification(hardwareAcceleration: .disabled), propagating: true, fixture: fixture)
+            #expect(gpu.count == 10 && gpu == cpu && cpu.allSatisfy { $0 != nil }, "\(fixture)")
         }
 
         @Test(arguments: HDRMetadataTests.fixtures.map(\.name), TestVADriver.personalities)

@@ -611,6 +611,48 @@ import VideoToolbox
             plain.allSatisfy { CVBufferCopyAttachment($0, kCMSampleAttachmentKey_HDR10PlusPerFrameData, nil) == nil })
     }
 
+    /// An app's own `kCMSampleAttachmentKey_HDR10PlusPerFrameData` on a sample (as a WebM
+    /// reader attaches VP9's) reaches the image buffer when per-frame metadata is propagated.
+    @Test func aSamplesHDR10PlusAttachmentReachesItsImage() throws {
+        let samples = try Self.samples("h264-baseline-cavlc.264", codec: .h264)
+        let format = try Self.formatDescription(samples[0].formatDescription)
+        let message: [UInt8] = [0xB5, 0x00, 0x3C, 0x00, 0x01, 0x04, 0x01, 0x40, 0x00, 0x0C, 0x80]
+        let sampleBuffer = try Self.sampleBuffer(samples[0].data, format: format)
+        let attachments = CMSampleBufferGetSampleAttachmentsArray(sampleBuffer, createIfNecessary: true)
+        let dict = unsafeBitCast(CFArrayGetValueAtIndex(attachments, 0), to: CFMutableDictionary.self)
+        let data = NSData(bytes: message, length: message.count)
+        CFDictionarySetValue(
+            dict, Unmanaged.passUnretained(kCMSampleAttachmentKey_HDR10PlusPerFrameData).toOpaque(),
+            Unmanaged.passUnretained(data).toOpaque())
+        #expect(try sampleBuffer.sampleBuffers().first?.hdr10PlusPerFrameData == message)
+        var created: VTDecompressionSession?
+        #expect(
+            VTDecompressionSessionCreate(
+                allocator: nil, formatDescription: format, decoderSpecification: nil, imageBufferAttributes: nil,
+                outputCallback: nil, decompressionSessionOut: &created) == noErr)
+        let session = try #require(created)
+        #expect(
+            VTSessionSetProperty(
+                session, key: kVTDecompressionPropertyKey_PropagatePerFrameHDRDisplayMetadata, value: kCFBooleanTrue)
+                == noErr)
+        final class Attached: @unchecked Sendable {
+            // Unchecked: written by the session's queue, read after the finish.
+            var bytes: [UInt8]?
+        }
+        let attached = Attached()
+        #expect(
+            VTDecompressionSessionDecodeFrame(session, sampleBuffer: sampleBuffer, flags: [], infoFlagsOut: nil) {
+                _, _, image, _, _ in
+                let value = image.flatMap {
+                    CVBufferCopyAttachment($0, kCMSampleAttachmentKey_HDR10PlusPerFrameData, nil)
+                }
+                attached.bytes = (value as? NSData).map { [UInt8](Data(referencing: $0)) }
+            } == noErr)
+        #expect(VTDecompressionSessionFinishDelayedFrames(session) == noErr)
+        VTDecompressionSessionInvalidate(session)
+        #expect(attached.bytes == message)
+    }
+
     /// The keys a description shares with its pictures: every one the description states, a
     /// decoded picture carries with the same value (Apple code copies them this way).
     @Test func theKeysCommonWithImageBuffersHaveTheSameValuesOnThePictures() throws {

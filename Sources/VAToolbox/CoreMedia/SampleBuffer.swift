@@ -16,6 +16,14 @@ public struct SampleBuffer: Sendable {
     public var timing: SampleTimingInfo
     /// Sample attachments: sync, dependency and display flags.
     public var attachments: SampleAttachments
+    /// The HDR10+ message the container carries beside the sample's data
+    /// (`kCMSampleAttachmentKey_HDR10PlusPerFrameData`, Apple's sample attachment): the ITU-T
+    /// T.35 message from `itu_t_t35_country_code` (0xB5) on, as a WebM file's `BlockAdditional`
+    /// (BlockAddID 4) holds it for VP9, which has no place for it in its bitstream. The file
+    /// reader sets it; an app may set it on samples it makes. A session that propagates per-frame
+    /// HDR metadata hands it out with the frame, before any message in the data itself. Nil when
+    /// the container carries none.
+    public var hdr10PlusPerFrameData: [UInt8]?
 
     /// Wraps one sample's data.
     ///

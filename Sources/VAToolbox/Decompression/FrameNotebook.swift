@@ -79,7 +79,15 @@ struct FrameNotebook {
             isDamaged: sample.attachments.contains(.damaged), isFieldPicture: continuity.isFieldPicture,
             isSkippedLeadingPicture: continuity.isSkippedLeadingPicture, showsNoPicture: continuity.showsNoPicture,
             missingReference: afterFault ? FailoverPolicy.afterFault : continuity.missingReference,
-            dynamicHDR: propagatingHDR ? format.codecSupport.dynamicHDRMetadata(in: sample) : nil)
+            dynamicHDR: propagatingHDR ? Self.dynamicHDRMetadata(of: sample) : nil)
+    }
+
+    /// A sample's dynamic HDR metadata: its container's HDR10+ message (WebM `BlockAdditional`)
+    /// before one in its data, and the codec's reading of its data.
+    private static func dynamicHDRMetadata(of sample: SampleBuffer) -> DynamicHDRMetadata {
+        var metadata = sample.formatDescription.codecSupport.dynamicHDRMetadata(in: sample)
+        if let fromContainer = sample.hdr10PlusPerFrameData { metadata.hdr10Plus = fromContainer }
+        return metadata
     }
 
     /// Flags the frames followed after `token`: they may refer to the picture the GPU failed.

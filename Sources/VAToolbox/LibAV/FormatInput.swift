@@ -235,8 +235,12 @@ final class FormatInput {
         /// (`AV_PKT_DATA_NEW_EXTRADATA` side data: an MP4 track with several `stsd` entries); nil
         /// when the packet carries none.
         let newExtradata: [UInt8]?
+        /// The Matroska `BlockAdditional` beside the packet's data
+        /// (`AV_PKT_DATA_MATROSKA_BLOCKADDITIONAL`: its 8-byte big-endian BlockAddID, then the
+        /// data); nil when the packet has none.
+        let blockAdditional: (id: UInt64, data: [UInt8])?
 
-        /// Copies the packet's data, time stamps, flags and new extradata.
+        /// Copies the packet's data, time stamps, flags, new extradata and block additional.
         fileprivate init(_ packet: UnsafeMutablePointer<AVPacket>) {
             let fields = packet.pointee
             if fields.size > 0, let bytes = fields.data {
@@ -256,6 +260,14 @@ final class FormatInput {
                 newExtradata = Array(UnsafeBufferPointer(start: extradata, count: size))
             } else {
                 newExtradata = nil
+            }
+            if let additional = av_packet_get_side_data(packet, AV_PKT_DATA_MATROSKA_BLOCKADDITIONAL, &size),
+                size >= 8
+            {
+                let bytes = Array(UnsafeBufferPointer(start: additional, count: size))
+                blockAdditional = (bytes[..<8].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }, Array(bytes[8...]))
+            } else {
+                blockAdditional = nil
             }
         }
     }

@@ -364,8 +364,23 @@ final class Demuxer {
             return true
         }
         if let record = packet.newExtradata { followNewExtradata(record) }
-        queue(sample(data, number: number, timing: timing, attachments: attachments(of: packet)), corrupt: corrupt)
+        var sample = sample(data, number: number, timing: timing, attachments: attachments(of: packet))
+        sample.hdr10PlusPerFrameData = Self.hdr10PlusMessage(in: packet)
+        queue(sample, corrupt: corrupt)
         return true
+    }
+
+    /// WebM's `BlockAddIDType` of an ITU-T T.35 message: how a VP9 track carries HDR10+
+    /// (WebM's "HDR10+ in WebM", which libavformat 6.0's `matroskadec.c` reads and 5.1 passes on
+    /// as the raw block additional).
+    static let itutT35BlockAddID: UInt64 = 4
+
+    /// The HDR10+ message of a packet's Matroska block additional, nil when it has none.
+    private static func hdr10PlusMessage(in packet: FormatInput.Packet) -> [UInt8]? {
+        guard let additional = packet.blockAdditional, additional.id == itutT35BlockAddID,
+            HDR10Plus.isHDR10Plus(additional.data[...])
+        else { return nil }
+        return additional.data
     }
 
     /// Reads the next packet of the track; nil at the end. A failed read that libavformat can go
