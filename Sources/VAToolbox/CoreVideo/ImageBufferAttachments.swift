@@ -23,6 +23,27 @@ public struct ImageBufferAttachments: Sendable, Hashable {
     /// `kCVImageBufferContentLightLevelInfoKey`: the content light level, from the stream or
     /// else the container, as ``masteringDisplayColorVolume``; nil when neither says.
     public var contentLightLevel: ContentLightLevel?
+    /// VAToolbox's own, not Apple's: whether ``masteringDisplayColorVolume`` is the container's
+    /// (the format description's), attached because the stream carries none for this picture;
+    /// false when it is the stream's own or absent. ffprobe lists the container's as stream side
+    /// data, the stream's as frame side data.
+    public var masteringDisplayIsFromContainer: Bool
+    /// VAToolbox's own: whether ``contentLightLevel`` is the container's, as
+    /// ``masteringDisplayIsFromContainer``.
+    public var contentLightLevelIsFromContainer: Bool
+    /// VAToolbox's own: whether the decoder states the colour range (from the stream's video
+    /// usability information or sequence header); ``fullRange`` is false when it does not.
+    public var statesColorRange: Bool
+    /// `kCVImageBufferChromaLocationTopFieldKey` as H.273's `chroma_sample_loc_type` (0 left,
+    /// 1 center, 2 top left, 3 top, 4 bottom left, 5 bottom), as the decoder reports it; nil
+    /// when it states none.
+    public var chromaLocation: Int?
+    /// VAToolbox's own, not Apple's: how the picture was coded, as the decoder reports it
+    /// (`AVFrame.pict_type`, ffprobe's `pict_type`); nil when it states none.
+    public var pictureType: PictureType?
+    /// VAToolbox's own, not Apple's: whether the decoder marks the picture a key frame
+    /// (`AVFrame.key_frame`, ffprobe's `key_frame`): an IDR or other random-access picture.
+    public var isKeyFrame: Bool
 
     /// Reads the attachments of a decoded frame.
     init(frame: Frame) {
@@ -42,5 +63,11 @@ public struct ImageBufferAttachments: Sendable, Hashable {
         topFieldFirst = frame.isTopFieldFirst
         masteringDisplayColorVolume = frame.masteringDisplay.flatMap(MasteringDisplayColorVolume.init(libav:))
         contentLightLevel = frame.contentLightLevel.map(ContentLightLevel.init(libav:))
+        masteringDisplayIsFromContainer = frame.masteringDisplayIsFromContainer
+        contentLightLevelIsFromContainer = frame.contentLightLevelIsFromContainer
+        statesColorRange = frame.statesColorRange
+        chromaLocation = frame.chromaLocation > 0 ? frame.chromaLocation - 1 : nil
+        pictureType = PictureType(ffmpegLetter: frame.pictureTypeLetter)
+        isKeyFrame = frame.isKeyFrame
     }
 }

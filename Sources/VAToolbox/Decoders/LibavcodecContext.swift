@@ -161,7 +161,15 @@ final class LibavcodecContext {
             let mastering = streamHDRMetadata.masteringDisplay ?? extensions.masteringDisplayColorVolume
             let light = streamHDRMetadata.contentLightLevel ?? extensions.contentLightLevel
             if mastering != nil || light != nil {
+                // The container's, where neither the decoder nor our reading of the stream had one:
+                // marked so that a reader can tell it from the stream's (ffprobe shows it as the
+                // stream's side data, not the frame's).
+                let containerMastering = frame.masteringDisplay == nil && streamHDRMetadata.masteringDisplay == nil
+                let containerLight = frame.contentLightLevel == nil && streamHDRMetadata.contentLightLevel == nil
                 frame.attachStaticHDRMetadata(mastering?.libavCodes, light?.libavValues)
+                frame.markStaticHDRMetadataFromContainer(
+                    masteringDisplay: containerMastering && mastering != nil,
+                    contentLightLevel: containerLight && light != nil)
             }
             pictures.append(explained(try picture(frame)))
         }
