@@ -31,30 +31,41 @@ struct FrameListing {
     }
 
     /// A picture's fields, in ffprobe's order.
-    func fields(of frame: DecodedFrame) -> [(String, JSON)] {
+    ///
+    /// - Parameter placeholders: Whether a field ffprobe's default writer prints as `N/A`,
+    ///   `unknown` or `unspecified` is there with that text (the text form), rather than left out
+    ///   as its JSON writer leaves it (the JSON form).
+    func fields(of frame: DecodedFrame, placeholders: Bool = false) -> [(String, JSON)] {
         let image = frame.image
         let attachments = image.attachments
         var fields: [(String, JSON)] = [
             ("media_type", .string("video")), ("key_frame", .int(attachments.isKeyFrame ? 1 : 0)),
         ]
-        if let pts = pts(of: frame.presentationTimeStamp), let timeBase {
-            fields.append(("pts", .int(Int(pts))))
-            let seconds = Double(pts) * Double(timeBase.value) / Double(timeBase.timescale)
-            fields.append(("pts_time", .string(fixed(seconds, 6))))
+        func optional(_ key: String, _ value: JSON?, _ placeholder: String) {
+            if let value {
+                fields.append((key, value))
+            } else if placeholders {
+                fields.append((key, .string(placeholder)))
+            }
         }
+        let pts = pts(of: frame.presentationTimeStamp)
+        optional("pts", pts.map { .int(Int($0)) }, "N/A")
+        var seconds: Double?
+        if let pts, let timeBase { seconds = Double(pts) * Double(timeBase.value) / Double(timeBase.timescale) }
+        optional("pts_time", seconds.map { .string(fixed($0, 6)) }, "N/A")
         fields += [
             ("width", .int(image.width)), ("height", .int(image.height)),
             ("pict_type", .string(attachments.pictureType.map { String($0.ffmpegLetter) } ?? "?")),
             ("interlaced_frame", .int(attachments.fieldCount == 2 ? 1 : 0)),
             ("top_field_first", .int(attachments.topFieldFirst ? 1 : 0)),
         ]
-        if attachments.statesColorRange { fields.append(("color_range", .string(attachments.fullRange ? "pc" : "tv"))) }
-        if let matrix = attachments.yCbCrMatrix { fields.append(("color_space", .string(matrix.name))) }
-        if let primaries = attachments.colorPrimaries { fields.append(("color_primaries", .string(primaries.name))) }
-        if let transfer = attachments.transferFunction { fields.append(("color_transfer", .string(transfer.name))) }
-        if let location = attachments.chromaLocation, let name = Self.chromaLocationNames[location] {
-            fields.append(("chroma_location", .string(name)))
-        }
+        let range = attachments.fullRange ? "pc" : "tv"
+        optional("color_range", attachments.statesColorRange ? .string(range) : nil, "unknown")
+        optional("color_space", attachments.yCbCrMatrix.map { .string($0.name) }, "unknown")
+        optional("color_primaries", attachments.colorPrimaries.map { .string($0.name) }, "unknown")
+        optional("color_transfer", attachments.transferFunction.map { .string($0.name) }, "unknown")
+        let location = attachments.chromaLocation.flatMap { Self.chromaLocationNames[$0] }
+        optional("chroma_location", location.map { .string($0) }, "unspecified")
         let sideData = sideData(of: frame)
         if !sideData.isEmpty { fields.append(("side_data_list", .array(sideData.map { .object($0) }))) }
         return fields

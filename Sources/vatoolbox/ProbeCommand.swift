@@ -88,7 +88,7 @@ enum ProbeCommand {
             let report = try DecodeLoop.run(
                 source: source, specification: specification, attributes: nil,
                 onFrame: { frame throws(CommandFailure) in
-                    let fields = listing.fields(of: frame)
+                    let fields = listing.fields(of: frame, placeholders: !json)
                     listed.withLock { $0.append(fields) }
                 },
                 onSample: { take($0) }, perFrameHDRMetadata: true)

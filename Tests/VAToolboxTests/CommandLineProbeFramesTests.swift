@@ -117,6 +117,28 @@ struct ProbeFramesCommandTests {
     }
 
     @Test(
+        "the text form's fields equal ffprobe's default writer's, N/A and unknown included",
+        arguments: ["h264-mbaff.264", "mpeg2-interlaced.ts", "av1-hdr10.ivf"])
+    func textFieldsEqualFFprobe(_ file: String) throws {
+        try #require(CommandRunner.hasFFmpeg)
+        let path = TestData.fixtures.appendingPathComponent(file).path
+        let ours = try CommandRunner.vatoolbox(["probe", "--frames", "--hwaccel", "none", path])
+        try #require(ours.status == 0, "\(ours.standardError)")
+        let theirs = try CommandRunner.ffprobe(["-show_frames", "-select_streams", "v:0", path])
+        try #require(theirs.status == 0, "\(theirs.standardError)")
+        let keys = Set(Self.fields)
+        func frameLines(_ text: String) -> [String] {
+            text.split(separator: "\n").map(String.init).filter {
+                $0 == "[FRAME]"
+                    || $0.split(separator: "=", maxSplits: 1).first.map { keys.contains(String($0)) } == true
+            }
+        }
+        let expected = frameLines(theirs.text)
+        #expect(expected.count > 10)
+        #expect(frameLines(ours.text) == expected)
+    }
+
+    @Test(
         "on the test driver, the GPU's frames equal the CPU's, under every personality",
         .enabled(if: TestVADriver.isBuilt),
         arguments: ["hevc-hdr10plus.265", "av1-hdr10.ivf"], TestVADriver.personalities)
