@@ -23,11 +23,17 @@ struct FrameListing {
     /// The stream's time base, for `pts`; nil for a raw Annex B stream, which ffprobe shows
     /// without time stamps.
     let timeBase: MediaTime?
+    /// The stream's index in its file (ffprobe's `stream_index`); 0 for a raw stream.
+    let streamIndex: Int
+    /// The timing the ffmpeg CLI sees, for the sample aspect ratio.
+    let timing: StreamTiming
 
     /// The listing of a source's pictures.
     init(source: SampleSource) {
         masteringUnits = source.codecType.masteringDisplaySyntaxUnits
         timeBase = source.isAnnexBStream ? nil : source.reader?.track.timeBase
+        streamIndex = source.trackIndex ?? 0
+        timing = source.streamTiming
     }
 
     /// A picture's fields, in ffprobe's order.
@@ -39,7 +45,8 @@ struct FrameListing {
         let image = frame.image
         let attachments = image.attachments
         var fields: [(String, JSON)] = [
-            ("media_type", .string("video")), ("key_frame", .int(attachments.isKeyFrame ? 1 : 0)),
+            ("media_type", .string("video")), ("stream_index", .int(streamIndex)),
+            ("key_frame", .int(attachments.isKeyFrame ? 1 : 0)),
         ]
         func optional(_ key: String, _ value: JSON?, _ placeholder: String) {
             if let value {
@@ -53,8 +60,11 @@ struct FrameListing {
         var seconds: Double?
         if let pts, let timeBase { seconds = Double(pts) * Double(timeBase.value) / Double(timeBase.timescale) }
         optional("pts_time", seconds.map { .string(fixed($0, 6)) }, "N/A")
+        fields += [("width", .int(image.width)), ("height", .int(image.height))]
+        // av_guess_sample_aspect_ratio: the container's, else the picture's.
+        let aspect = timing.aspectRatio(of: image).map { JSON.string("\($0.horizontalSpacing):\($0.verticalSpacing)") }
+        optional("sample_aspect_ratio", aspect, "N/A")
         fields += [
-            ("width", .int(image.width)), ("height", .int(image.height)),
             ("pict_type", .string(attachments.pictureType.map { String($0.ffmpegLetter) } ?? "?")),
             ("interlaced_frame", .int(attachments.fieldCount == 2 ? 1 : 0)),
             ("top_field_first", .int(attachments.topFieldFirst ? 1 : 0)),
