@@ -93,7 +93,9 @@ enum ProbeCommand {
                 },
                 onSample: { take($0) }, perFrameHDRMetadata: true)
             frames = listed.withLock { $0 }
-            if !json { for line in report.problemLines { printError(line) } }
+            // As ffprobe, a damaged picture is listed and the run still succeeds; what went wrong
+            // goes to standard error.
+            for line in report.problemLines { printError(line) }
         } else {
             while let sample = try source.next() { take(sample) }
         }
