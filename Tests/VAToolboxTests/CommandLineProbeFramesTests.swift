@@ -30,6 +30,13 @@ struct ProbeFramesCommandTests {
         "Mastering display metadata", "Content light level metadata", "HDR Dynamic Metadata SMPTE2094-40 (HDR10+)",
     ]
 
+    /// Side data VAToolbox reads where FFmpeg 5.1's decoder exports none, so that ffprobe 5.1
+    /// lists none, by fixture: H.264's mastering display and content light level SEI messages
+    /// (libavcodec reads them from FFmpeg 6.1 on). `probe --frames` lists them on every frame.
+    static let beyondFFmpeg51: [String: Set<String>] = [
+        "h264-sei-hdr.264": ["Mastering display metadata", "Content light level metadata"]
+    ]
+
     /// `probe --frames --json FILE` and its `frames`.
     static func ours(
         _ file: String, _ arguments: [String] = ["--hwaccel", "none"], environment: [String: String]? = nil
@@ -68,9 +75,14 @@ struct ProbeFramesCommandTests {
                 expected["side_data_list"]?.elements.filter {
                     $0["side_data_type"]?.string.map(Self.sideDataTypes.contains) ?? false
                 } ?? []
+            let beyond = Self.beyondFFmpeg51[file] ?? []
+            let ourList = frame["side_data_list"]?.elements ?? []
+            let ourTypes = ourList.compactMap { $0["side_data_type"]?.string }
+            #expect(beyond.isSubset(of: ourTypes), "\(file) frame \(index): \(ourTypes)")
+            let compared = ourList.filter { !beyond.contains($0["side_data_type"]?.string ?? "") }
             // Member for member, in order, repeated keys (HDR10+'s maxscl …) included.
             #expect(
-                frame["side_data_list"]?.elements ?? [] == listed,
+                compared == listed,
                 "\(file) frame \(index) side data: ours \(frame["side_data_list"]?.description ?? "none"), ffprobe \(listed)"
             )
             // An empty list is left out, as ffprobe leaves it out.
