@@ -14,8 +14,8 @@ struct FrameListing {
         static let masteringDisplay = "Mastering display metadata"
         static let contentLightLevel = "Content light level metadata"
         static let hdr10Plus = "HDR Dynamic Metadata SMPTE2094-40 (HDR10+)"
-        // The Dolby Vision RPU's entry, "Dolby Vision RPU Data", goes with these once the library
-        // hands the RPU out per frame (see `sideData(of:)`).
+        // Dolby Vision's entries, "Dolby Vision RPU Data" and "Dolby Vision Metadata", go with
+        // these once the library hands the RPU out per frame (see `sideData(of:)`).
     }
 
     /// The units the stream's bitstream states a mastering display in.
@@ -98,8 +98,11 @@ struct FrameListing {
         if let message = frame.hdr10Plus, let metadata = try? HDR10PlusDynamicMetadata(t35Message: message) {
             list.append(Self.hdr10Plus(metadata))
         }
-        // Dolby Vision: a "Dolby Vision RPU Data" entry for the frame's RPU goes here, after
-        // HDR10+, as libavcodec's HEVC decoder attaches it (AV_FRAME_DATA_DOVI_RPU_BUFFER).
+        // Dolby Vision goes here, after HDR10+, in the order libavcodec 5.1's HEVC decoder attaches
+        // it: "Dolby Vision RPU Data" (AV_FRAME_DATA_DOVI_RPU_BUFFER; ffprobe 5.1 prints the type
+        // alone), then "Dolby Vision Metadata" (AV_FRAME_DATA_DOVI_METADATA: rpu_type,
+        // rpu_format, vdr_rpu_profile … as ffprobe's print_dovi_metadata), from the frame's RPU
+        // (DecompressionOutput.dolbyVisionRPU, carried on DecodedFrame as hdr10Plus is).
         return list
     }
 
