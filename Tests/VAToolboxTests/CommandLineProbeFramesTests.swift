@@ -30,11 +30,13 @@ struct ProbeFramesCommandTests {
         "Mastering display metadata", "Content light level metadata", "HDR Dynamic Metadata SMPTE2094-40 (HDR10+)",
     ]
 
-    /// Side data VAToolbox reads where FFmpeg 5.1's decoder exports none, so that ffprobe 5.1
-    /// lists none, by fixture: H.264's mastering display and content light level SEI messages
-    /// (libavcodec reads them from FFmpeg 6.1 on). `probe --frames` lists them on every frame.
+    /// Side data VAToolbox reads where FFmpeg 5.1 exports none, so that ffprobe 5.1 lists none,
+    /// by fixture: H.264's mastering display and content light level SEI messages (libavcodec
+    /// reads them from FFmpeg 6.1 on) and a WebM block's HDR10+ `BlockAdditional` (which 5.1's
+    /// Matroska demuxer does not read). `probe --frames` lists them on every frame.
     static let beyondFFmpeg51: [String: Set<String>] = [
-        "h264-sei-hdr.264": ["Mastering display metadata", "Content light level metadata"]
+        "h264-sei-hdr.264": ["Mastering display metadata", "Content light level metadata"],
+        "vp9-hdr10plus.webm": ["HDR Dynamic Metadata SMPTE2094-40 (HDR10+)"],
     ]
 
     /// `probe --frames --json FILE` and its `frames`.
