@@ -70,6 +70,11 @@ final class LibavcodecContext {
         context.describeStream(
             width: Int(formatDescription.dimensions.width), height: Int(formatDescription.dimensions.height),
             codecTag: formatDescription.containerCodecTag, reorderDepth: formatDescription.stream.maxNumReorderFrames)
+        let extensions = formatDescription.extensions
+        context.describeColour(
+            primaries: extensions.colorPrimaries.map { Int($0.rawValue) },
+            transfer: extensions.transferFunction.map { Int($0.rawValue) },
+            matrix: extensions.yCbCrMatrix.map { Int($0.rawValue) }, chromaLocation: extensions.chromaLocation)
         try configure(context)
         let mark = log.mark
         let status = context.open()
