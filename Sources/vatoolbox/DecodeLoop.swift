@@ -22,6 +22,9 @@ struct DecodedFrame {
     let releasedAt: MediaTime
     /// Whether the decoder reported damage for it.
     let damaged: Bool
+    /// Its HDR10+ T.35 message (``DecompressionOutput/hdr10PlusPerFrameData``), when the loop was
+    /// asked for per-frame HDR metadata.
+    var hdr10Plus: [UInt8]? = nil
 }
 
 /// What a decoding run did.
@@ -130,12 +133,15 @@ enum DecodeLoop {
     ///     rethrown here.
     ///   - onSample: Called on this thread with each sample just before it is decoded.
     ///   - progress: Called on this thread now and then with the frames so far.
+    ///   - perFrameHDRMetadata: Whether the sessions propagate per-frame HDR display metadata
+    ///     (``DecompressionSession/propagatesPerFrameHDRDisplayMetadata``), for ``DecodedFrame/hdr10Plus``.
     /// - Throws: A failure to create the session (exit status 3 when no decoder fits), to read
     ///   the input, or from `onFrame`.
     static func run(
         source: SampleSource, specification: DecoderSpecification, attributes: ImageBufferAttributes?,
         frameLimit: Int? = nil, onFrame: @escaping @Sendable (DecodedFrame) throws(CommandFailure) -> Void,
-        onSample: ((SampleBuffer) -> Void)? = nil, progress: ((Int) -> Void)? = nil
+        onSample: ((SampleBuffer) -> Void)? = nil, progress: ((Int) -> Void)? = nil,
+        perFrameHDRMetadata: Bool = false
     ) throws(CommandFailure) -> DecodeReport {
         let state = Mutex(LoopState())
         let limit = frameLimit ?? Int.max
@@ -164,6 +170,7 @@ enum DecodeLoop {
                 try session.setImageBufferAttributes(
                     ImageBufferAttributes(pixelFormat: DecompressionSession.planarPixelFormat(for: format)))
             }
+            if perFrameHDRMetadata { session.propagatesPerFrameHDRDisplayMetadata = true }
             return session
         }
         func makeBareSession(_ format: VideoFormatDescription) throws(VTError) -> DecompressionSession {
@@ -201,7 +208,8 @@ enum DecodeLoop {
                         DecodedFrame(
                             index: index, position: position, image: image,
                             presentationTimeStamp: output.presentationTimeStamp,
-                            releasedAt: output.releasingDecodeTimeStamp, damaged: output.status != nil))
+                            releasedAt: output.releasingDecodeTimeStamp, damaged: output.status != nil,
+                            hdr10Plus: output.hdr10PlusPerFrameData))
                 } catch {
                     state.withLock { if $0.stop == nil { $0.stop = error } }
                 }

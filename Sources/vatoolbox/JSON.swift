@@ -6,7 +6,7 @@ import VAToolbox
 /// documented in Docs/CLI.md: one object per run that opens with ``header(schema:)``; keys in
 /// snake_case; codecs as ffprobe's `codec_name` plus the FourCC (``codec(_:)``); fractions as
 /// `"num/den"` strings; absent values as null, never left out.
-enum JSON {
+enum JSON: Sendable {
     case null
     case bool(Bool)
     case int(Int)

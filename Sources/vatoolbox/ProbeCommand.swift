@@ -1,16 +1,18 @@
+import Synchronization
 import VAToolbox
 
 /// `vatoolbox probe`: the format descriptions of a stream and, with `--units`, its samples'
 /// coded units (NAL units, VP9 frames, AV1 OBUs, MPEG-2 headers and pictures, the VP8 frame header).
 enum ProbeCommand {
     static let usage = """
-        usage: vatoolbox probe INPUT [--units] [--json] [--frame-rate RATE]
+        usage: vatoolbox probe INPUT [--units] [--frames] [--json] [--frame-rate RATE]
+                               [--hwaccel auto|vaapi|none] [--device PATH]
 
         Describes INPUT — a raw H.264/HEVC Annex B stream (or - for standard input), an IVF (VP8, VP9,
         AV1), AV1 OBU (.obu, low-overhead or Annex B) or MPEG-2 (.m2v) stream, or a container (MP4,
         MKV/WebM, TS …): each format description (codec, profile and level, coded and displayed size,
         cropping, bit depth, chroma format, colour, sample aspect, reorder depth, frame rate when the
-        stream gives it) and the number of samples. Nothing is decoded.
+        stream gives it) and the number of samples. Nothing is decoded, but with --frames.
 
               --units  list every sample (in decode order) with its coded units: H.264/HEVC NAL units
                        (type, name, size); VP9 frames after the superframe split (key/inter/intra-only,
@@ -19,11 +21,17 @@ enum ProbeCommand {
                        MPEG-2 sequence header and extensions, GOP, and each picture's type, structure
                        and field flags
               --nal    the same as --units (its name from when only H.264 and HEVC were read)
+              --frames decode, and list every picture (in presentation order) as ffprobe's
+                       -show_frames shows it: pts, pict_type, key_frame, interlaced_frame,
+                       top_field_first, the colour fields, and side data (mastering display,
+                       content light level, HDR10+ dynamic metadata) with ffprobe's names
               --json   the same as JSON (schema "probe", version 1, in Docs/CLI.md), with the
                        container's time base, frame rates, duration and frame count
               --frame-rate RATE
                        the frame rate of a raw stream that states none (24, 30000/1001), like
                        ffprobe's -framerate; 25 by default
+              --hwaccel MODE, --device PATH, --threads N, --gpu-timeout MS
+                       the decoder, with --frames, as for decode
         """
 
     static func run(_ arguments: [String]) throws(CommandFailure) {
@@ -32,7 +40,8 @@ enum ProbeCommand {
             options: [
                 OptionSpec(name: "units", takesValue: false), OptionSpec(name: "nal", takesValue: false),
                 OptionSpec(name: "json", takesValue: false), OptionSpec(name: "frame-rate"),
-            ])
+                OptionSpec(name: "frames", takesValue: false),
+            ] + decoderOptions)
         if parsed.wantsHelp {
             print(usage)
             return
@@ -40,6 +49,8 @@ enum ProbeCommand {
         let path = try parsed.singleInput()
         let listUnits = parsed.flags.contains("units") || parsed.flags.contains("nal")
         let json = parsed.flags.contains("json")
+        let listFrames = parsed.flags.contains("frames")
+        let specification = try parsed.decoderSpecification()
         let source = try openInput(path, frameRate: try parsed.frameRate())
         let containerAspect = source.streamTiming.containerAspectRatio
 
@@ -48,7 +59,7 @@ enum ProbeCommand {
         var lister = SampleUnitLister(codecType: source.codecType)
         var count = 0
         var syncCount = 0
-        while let sample = try source.next() {
+        func take(_ sample: SampleBuffer) {
             if formats.last?.format != sample.formatDescription {
                 formats.append((count, sample.formatDescription))
                 if !json {
@@ -69,6 +80,24 @@ enum ProbeCommand {
                 }
             }
             count += 1
+        }
+        var frames: [[(String, JSON)]] = []
+        if listFrames {
+            let listing = FrameListing(source: source)
+            let listed = Mutex<[[(String, JSON)]]>([])
+            let report = try DecodeLoop.run(
+                source: source, specification: specification, attributes: nil,
+                onFrame: { frame throws(CommandFailure) in
+                    let fields = listing.fields(of: frame, placeholders: !json)
+                    listed.withLock { $0.append(fields) }
+                },
+                onSample: { take($0) }, perFrameHDRMetadata: true)
+            frames = listed.withLock { $0 }
+            // As ffprobe, a damaged picture is listed and the run still succeeds; what went wrong
+            // goes to standard error.
+            for line in report.problemLines { printError(line) }
+        } else {
+            while let sample = try source.next() { take(sample) }
         }
         let streams = try StreamListing.streams(of: source)
         // The stream read: the reader's track; a raw stream file's one stream.
@@ -93,6 +122,7 @@ enum ProbeCommand {
                     ),
                 ]
             if listUnits { members.append(("access_unit_list", .array(accessUnits))) }
+            if listFrames { members.append(("frames", .array(frames.map { .object($0) }))) }
             print(JSON.object(members).rendered())
         } else {
             print(
@@ -104,6 +134,7 @@ enum ProbeCommand {
                 for stream in streams { print(StreamListing.line(stream, selectedIndex: selected)) }
             }
             for problem in source.diagnostics.prefix(10) { print("warning: \(problem.reason)") }
+            for frame in frames { for line in FrameListing.text(frame) { print(line) } }
         }
     }
 

@@ -12,8 +12,10 @@ let usage = """
       decode INPUT [-o OUT.y4m|OUT.yuv|-]   decode a stream (H.264, HEVC, AV1, VP9, VP8, MPEG-2: raw Annex B,
                                             IVF, .obu, .m2v, MP4, MKV/WebM, TS …; - for standard input),
                                             write Y4M or raw planes, print a summary
-      probe INPUT [--units] [--json]        describe a stream's format descriptions and samples, with
-                                            --units their NAL units, VP9 frames, AV1 OBUs, MPEG-2 pictures
+      probe INPUT [--units] [--frames] [--json]
+                                            describe a stream's format descriptions and samples, with
+                                            --units their NAL units, VP9 frames, AV1 OBUs, MPEG-2 pictures,
+                                            with --frames each decoded picture as ffprobe -show_frames
       framemd5 INPUT                        per-picture MD5s in the format of ffmpeg -f framemd5
       snapshot INPUT --frame N -o OUT.png   one picture as PNG
       thumbnails INPUT -o OUT.png           a contact sheet of pictures with their time stamps
@@ -24,7 +26,7 @@ let usage = """
       version                               VAToolbox's version and the versions of the C libraries in use
       help                                  show this text
 
-    decoding options (decode, framemd5, snapshot, thumbnails, bench):
+    decoding options (decode, framemd5, snapshot, thumbnails, bench, probe --frames):
       --hwaccel auto|vaapi|none   auto: the GPU when usable, else the CPU; vaapi: the GPU or fail; none: CPU
       --device PATH               the DRM render node, e.g. /dev/dri/renderD128
       --threads N                 software decoding threads (0: one per core)

@@ -28,6 +28,27 @@ public struct ImageBufferAttachments: Sendable, Hashable {
     /// HEVC; read by VAToolbox on both paths) or else the format description's
     /// ``FormatDescriptionExtensions/ambientViewingEnvironment``; nil when neither says.
     public var ambientViewingEnvironment: AmbientViewingEnvironment?
+    /// VAToolbox's own, not Apple's: whether ``masteringDisplayColorVolume`` is the container's
+    /// (the format description's), attached because the stream carries none for this picture;
+    /// false when it is the stream's own or absent. ffprobe lists the container's as stream side
+    /// data, the stream's as frame side data.
+    public var masteringDisplayIsFromContainer: Bool
+    /// VAToolbox's own: whether ``contentLightLevel`` is the container's, as
+    /// ``masteringDisplayIsFromContainer``.
+    public var contentLightLevelIsFromContainer: Bool
+    /// VAToolbox's own: whether the decoder states the colour range (from the stream's video
+    /// usability information or sequence header); ``fullRange`` is false when it does not.
+    public var statesColorRange: Bool
+    /// `kCVImageBufferChromaLocationTopFieldKey` as H.273's `chroma_sample_loc_type` (0 left,
+    /// 1 center, 2 top left, 3 top, 4 bottom left, 5 bottom), as the decoder reports it; nil
+    /// when it states none.
+    public var chromaLocation: Int?
+    /// VAToolbox's own, not Apple's: how the picture was coded, as the decoder reports it
+    /// (`AVFrame.pict_type`, ffprobe's `pict_type`); nil when it states none.
+    public var pictureType: PictureType?
+    /// VAToolbox's own, not Apple's: whether the decoder marks the picture a key frame
+    /// (`AVFrame.key_frame`, ffprobe's `key_frame`): an IDR or other random-access picture.
+    public var isKeyFrame: Bool
 
     /// Reads the attachments of a decoded frame.
     init(frame: Frame) {
@@ -52,5 +73,11 @@ public struct ImageBufferAttachments: Sendable, Hashable {
                 illuminanceCode: $0.illuminance,
                 light: MasteringDisplayColorVolume.Chromaticity(xCode: $0.x, yCode: $0.y))
         }
+        masteringDisplayIsFromContainer = frame.masteringDisplayIsFromContainer
+        contentLightLevelIsFromContainer = frame.contentLightLevelIsFromContainer
+        statesColorRange = frame.statesColorRange
+        chromaLocation = frame.chromaLocation > 0 ? frame.chromaLocation - 1 : nil
+        pictureType = PictureType(ffmpegLetter: frame.pictureTypeLetter)
+        isKeyFrame = frame.isKeyFrame
     }
 }

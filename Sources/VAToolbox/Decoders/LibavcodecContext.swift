@@ -70,6 +70,11 @@ final class LibavcodecContext {
         context.describeStream(
             width: Int(formatDescription.dimensions.width), height: Int(formatDescription.dimensions.height),
             codecTag: formatDescription.containerCodecTag, reorderDepth: formatDescription.stream.maxNumReorderFrames)
+        let extensions = formatDescription.extensions
+        context.describeColour(
+            primaries: extensions.colorPrimaries.map { Int($0.rawValue) },
+            transfer: extensions.transferFunction.map { Int($0.rawValue) },
+            matrix: extensions.yCbCrMatrix.map { Int($0.rawValue) }, chromaLocation: extensions.chromaLocation)
         try configure(context)
         let mark = log.mark
         let status = context.open()
@@ -161,7 +166,15 @@ final class LibavcodecContext {
             let mastering = streamHDRMetadata.masteringDisplay ?? extensions.masteringDisplayColorVolume
             let light = streamHDRMetadata.contentLightLevel ?? extensions.contentLightLevel
             if mastering != nil || light != nil {
+                // The container's, where neither the decoder nor our reading of the stream had one:
+                // marked so that a reader can tell it from the stream's (ffprobe shows it as the
+                // stream's side data, not the frame's).
+                let containerMastering = frame.masteringDisplay == nil && streamHDRMetadata.masteringDisplay == nil
+                let containerLight = frame.contentLightLevel == nil && streamHDRMetadata.contentLightLevel == nil
                 frame.attachStaticHDRMetadata(mastering?.libavCodes, light?.libavValues)
+                frame.markStaticHDRMetadataFromContainer(
+                    masteringDisplay: containerMastering && mastering != nil,
+                    contentLightLevel: containerLight && light != nil)
             }
             if let ambient = streamHDRMetadata.ambientViewingEnvironment ?? extensions.ambientViewingEnvironment {
                 frame.attachAmbientViewingEnvironment(

@@ -234,6 +234,26 @@ final class DecoderContext {
         pointer.pointee.has_b_frames = Int32(reorderDepth)
     }
 
+    /// Tells the decoder the colour a container states (as `avcodec_parameters_to_context` does
+    /// for the ffmpeg CLI): H.273 code points, nil where the container states none. A decoder
+    /// whose bitstream states its own replaces them; one whose bitstream cannot (VP9's primaries
+    /// and transfer) keeps them, and its frames carry them.
+    ///
+    /// - Parameters:
+    ///   - primaries: The colour primaries (`color_primaries`).
+    ///   - transfer: The transfer characteristics (`color_trc`).
+    ///   - matrix: The matrix coefficients (`colorspace`).
+    ///   - chromaLocation: H.273's `chroma_sample_loc_type` (`chroma_sample_location`, which is it
+    ///     plus one).
+    func describeColour(primaries: Int?, transfer: Int?, matrix: Int?, chromaLocation: Int?) {
+        if let primaries { pointer.pointee.color_primaries = AVColorPrimaries(rawValue: UInt32(primaries)) }
+        if let transfer { pointer.pointee.color_trc = AVColorTransferCharacteristic(rawValue: UInt32(transfer)) }
+        if let matrix { pointer.pointee.colorspace = AVColorSpace(rawValue: UInt32(matrix)) }
+        if let chromaLocation, (0...5).contains(chromaLocation) {
+            pointer.pointee.chroma_sample_location = AVChromaLocation(rawValue: UInt32(chromaLocation + 1))
+        }
+    }
+
     /// How libavcodec spreads decoding over its threads (`thread_type`).
     enum Threading {
         /// `FF_THREAD_SLICE`: the slices of one picture at once.

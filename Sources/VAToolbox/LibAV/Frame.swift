@@ -153,6 +153,8 @@ struct Frame {
     var matrixCoefficients: Int { Int(pointer.pointee.colorspace.rawValue) }
     /// Whether the samples use the full range (`AVCOL_RANGE_JPEG`).
     var isFullRange: Bool { pointer.pointee.color_range == AVCOL_RANGE_JPEG }
+    /// Whether the decoder states the range (`color_range` is not `AVCOL_RANGE_UNSPECIFIED`).
+    var statesColorRange: Bool { pointer.pointee.color_range != AVCOL_RANGE_UNSPECIFIED }
     /// The sample aspect ratio (`sample_aspect_ratio`), 0:1 or 0:0 when unknown.
     var sampleAspectRatio: (numerator: Int, denominator: Int) {
         (Int(pointer.pointee.sample_aspect_ratio.num), Int(pointer.pointee.sample_aspect_ratio.den))
@@ -161,6 +163,17 @@ struct Frame {
     var isInterlaced: Bool { pointer.pointee.interlaced_frame != 0 }
     /// Whether the top field comes first (`top_field_first`).
     var isTopFieldFirst: Bool { pointer.pointee.top_field_first != 0 }
+    /// The picture's coding type as libavutil's letter (`av_get_picture_type_char(pict_type)`):
+    /// `I`, `P`, `B`, `S` (S(GMC)-VOP), `i` (SI), `p` (SP), `b` (BI), `?` when the decoder states
+    /// none.
+    var pictureTypeLetter: Character {
+        Character(Unicode.Scalar(UInt8(bitPattern: av_get_picture_type_char(pointer.pointee.pict_type))))
+    }
+    /// Whether the decoder marks the picture a key frame (`key_frame`).
+    var isKeyFrame: Bool { pointer.pointee.key_frame != 0 }
+    /// Where chroma samples sit, as libavutil's `AVChromaLocation` (`chroma_location`): H.273's
+    /// `chroma_sample_loc_type` plus one, 0 when unspecified.
+    var chromaLocation: Int { Int(pointer.pointee.chroma_location.rawValue) }
 
     /// The mastering display colour volume the frame carries
     /// (`AV_FRAME_DATA_MASTERING_DISPLAY_METADATA`: the decoder's reading of an HEVC or H.264
@@ -175,6 +188,30 @@ struct Frame {
     /// none.
     var contentLightLevel: LightLevelValues? {
         sideData(AV_FRAME_DATA_CONTENT_LIGHT_LEVEL, as: AVContentLightMetadata.self).map(LightLevelValues.init)
+    }
+
+    /// The frame metadata entry (`AVFrame.metadata`) that marks the frame's mastering display as
+    /// its container's (``markStaticHDRMetadataFromContainer(masteringDisplay:contentLightLevel:)``).
+    private static let containerMasteringDisplayKey = "vatoolbox.container_mastering_display"
+    /// The entry that marks the frame's content light level as its container's.
+    private static let containerContentLightLevelKey = "vatoolbox.container_content_light_level"
+
+    /// Whether the frame's mastering display is its container's, attached by VAToolbox, rather
+    /// than its stream's.
+    var masteringDisplayIsFromContainer: Bool { hasMetadataEntry(Self.containerMasteringDisplayKey) }
+    /// Whether the frame's content light level is its container's.
+    var contentLightLevelIsFromContainer: Bool { hasMetadataEntry(Self.containerContentLightLevelKey) }
+
+    /// Marks the static HDR metadata just attached from the container (in the frame's
+    /// `metadata` dictionary, which travels with the frame as its side data does). Nothing is
+    /// marked when memory runs out.
+    func markStaticHDRMetadataFromContainer(masteringDisplay: Bool, contentLightLevel: Bool) {
+        if masteringDisplay { _ = av_dict_set(&pointer.pointee.metadata, Self.containerMasteringDisplayKey, "1", 0) }
+        if contentLightLevel { _ = av_dict_set(&pointer.pointee.metadata, Self.containerContentLightLevelKey, "1", 0) }
+    }
+
+    private func hasMetadataEntry(_ key: String) -> Bool {
+        av_dict_get(pointer.pointee.metadata, key, nil, 0) != nil
     }
 
     /// Attaches a stream's static HDR metadata as side data, each where the frame carries none of
