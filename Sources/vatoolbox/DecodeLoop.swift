@@ -25,6 +25,8 @@ struct DecodedFrame {
     /// Its HDR10+ T.35 message (``DecompressionOutput/hdr10PlusPerFrameData``), when the loop was
     /// asked for per-frame HDR metadata.
     var hdr10Plus: [UInt8]? = nil
+    /// Its Dolby Vision RPU (``DecompressionOutput/dolbyVisionRPU``), as ``hdr10Plus``.
+    var dolbyVisionRPU: [UInt8]? = nil
 }
 
 /// What a decoding run did.
@@ -209,7 +211,7 @@ enum DecodeLoop {
                             index: index, position: position, image: image,
                             presentationTimeStamp: output.presentationTimeStamp,
                             releasedAt: output.releasingDecodeTimeStamp, damaged: output.status != nil,
-                            hdr10Plus: output.hdr10PlusPerFrameData))
+                            hdr10Plus: output.hdr10PlusPerFrameData, dolbyVisionRPU: output.dolbyVisionRPU))
                 } catch {
                     state.withLock { if $0.stop == nil { $0.stop = error } }
                 }

@@ -14,8 +14,7 @@ struct FrameListing {
         static let masteringDisplay = "Mastering display metadata"
         static let contentLightLevel = "Content light level metadata"
         static let hdr10Plus = "HDR Dynamic Metadata SMPTE2094-40 (HDR10+)"
-        // Dolby Vision's entries, "Dolby Vision RPU Data" and "Dolby Vision Metadata", go with
-        // these once the library hands the RPU out per frame (see `sideData(of:)`).
+        static let dolbyVisionRPU = "Dolby Vision RPU Data"
     }
 
     /// The units the stream's bitstream states a mastering display in.
@@ -98,11 +97,13 @@ struct FrameListing {
         if let message = frame.hdr10Plus, let metadata = try? HDR10PlusDynamicMetadata(t35Message: message) {
             list.append(Self.hdr10Plus(metadata))
         }
-        // Dolby Vision goes here, after HDR10+, in the order libavcodec 5.1's HEVC decoder attaches
-        // it: "Dolby Vision RPU Data" (AV_FRAME_DATA_DOVI_RPU_BUFFER; ffprobe 5.1 prints the type
-        // alone), then "Dolby Vision Metadata" (AV_FRAME_DATA_DOVI_METADATA: rpu_type,
-        // rpu_format, vdr_rpu_profile … as ffprobe's print_dovi_metadata), from the frame's RPU
-        // (DecompressionOutput.dolbyVisionRPU, carried on DecodedFrame as hdr10Plus is).
+        // Dolby Vision after HDR10+, in the order libavcodec 5.1's HEVC decoder attaches it:
+        // "Dolby Vision RPU Data" (AV_FRAME_DATA_DOVI_RPU_BUFFER), whose type is all ffprobe 5.1
+        // prints. Its "Dolby Vision Metadata" (AV_FRAME_DATA_DOVI_METADATA, libavcodec's parse of
+        // the RPU) is not listed: VAToolbox passes the RPU through and parses none of it.
+        if frame.dolbyVisionRPU != nil {
+            list.append([("side_data_type", .string(SideDataType.dolbyVisionRPU))])
+        }
         return list
     }
 

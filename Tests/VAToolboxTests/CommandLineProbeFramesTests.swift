@@ -25,9 +25,11 @@ struct ProbeFramesCommandTests {
     ]
 
     /// The side data types VAToolbox lists; ffprobe's others (an H.264 stream's "H.26[45] User Data
-    /// Unregistered SEI message", MPEG-2's "Pan scan" …) are not compared.
+    /// Unregistered SEI message", MPEG-2's "Pan scan", the "Dolby Vision Metadata" libavcodec parses
+    /// from an RPU …) are not compared.
     static let sideDataTypes: Set = [
         "Mastering display metadata", "Content light level metadata", "HDR Dynamic Metadata SMPTE2094-40 (HDR10+)",
+        "Dolby Vision RPU Data",
     ]
 
     /// Side data VAToolbox reads where FFmpeg 5.1 exports none, so that ffprobe 5.1 lists none,
@@ -96,6 +98,7 @@ struct ProbeFramesCommandTests {
         "the HDR fixtures' side data equals their committed ffprobe oracle (FILE.hdr.json)",
         arguments: [
             "hevc-hdr10.265", "hevc-hdr10plus.265", "av1-hdr10.ivf", "h264-container-hdr.mp4", "h264-container-hdr.mkv",
+            "hevc-dolby-vision.265", "hevc-dolby-vision.mkv",
         ])
     func sideDataEqualsCommittedOracle(_ file: String) throws {
         let oracle = try OrderedJSON.parse(
@@ -156,7 +159,10 @@ struct ProbeFramesCommandTests {
     @Test(
         "on the test driver, the GPU's frames equal the CPU's, under every personality",
         .enabled(if: TestVADriver.isBuilt),
-        arguments: ["hevc-hdr10plus.265", "av1-hdr10.ivf", "h264-container-hdr.mp4", "mpeg2-interlaced.ts"],
+        arguments: [
+            "hevc-hdr10plus.265", "av1-hdr10.ivf", "h264-container-hdr.mp4", "mpeg2-interlaced.ts",
+            "hevc-dolby-vision.265",
+        ],
         TestVADriver.personalities)
     func gpuEqualsCPU(_ file: String, personality: String?) throws {
         let cpu = try Self.ours(file)
