@@ -611,6 +611,89 @@ import VideoToolbox
             plain.allSatisfy { CVBufferCopyAttachment($0, kCMSampleAttachmentKey_HDR10PlusPerFrameData, nil) == nil })
     }
 
+    /// Every HDR fixture through the compatibility modules, as a file reader's samples: each
+    /// image buffer carries under Apple's keys (and VAToolbox's Dolby Vision one) the bytes the
+    /// native API hands out for the same frame — which `HDRMetadataTests`, `HDR10PlusTests` and
+    /// `DolbyVisionTests` compare with ffprobe's side data.
+    @Test(arguments: [
+        "hevc-hdr10.265", "hevc-hdr10plus.265", "av1-hdr10.ivf", "h264-container-hdr.mp4", "h264-container-hdr.mkv",
+        "hevc-dolby-vision.265", "hevc-dolby-vision.mkv", "h264-sei-hdr.264", "vp9-hdr10plus.webm",
+    ])
+    func hdrFixturesCarryTheNativeAPIsBytesUnderApplesKeys(_ fixture: String) throws {
+        let reader = try MediaFileReader(path: Self.fixtures.appendingPathComponent(fixture).path)
+        let samples = try reader.readAllSamples()
+        // The native API's frames, in the order they come out.
+        final class Native: @unchecked Sendable {
+            // Unchecked: written by the session's queue, read after the finish.
+            var outputs: [DecompressionOutput] = []
+        }
+        let native = Native()
+        let nativeSession = try DecompressionSession(formatDescription: reader.formatDescription) { output in
+            if output.imageBuffer != nil { native.outputs.append(output) }
+        }
+        nativeSession.propagatesPerFrameHDRDisplayMetadata = true
+        for sample in samples { try nativeSession.decodeFrame(sample) }
+        try nativeSession.finishDelayedFrames()
+        nativeSession.invalidate()
+
+        let format = CMFormatDescription(reader.formatDescription)
+        var created: VTDecompressionSession?
+        #expect(
+            VTDecompressionSessionCreate(
+                allocator: nil, formatDescription: format, decoderSpecification: nil, imageBufferAttributes: nil,
+                outputCallback: nil, decompressionSessionOut: &created) == noErr)
+        let session = try #require(created)
+        #expect(
+            VTSessionSetProperty(
+                session, key: kVTDecompressionPropertyKey_PropagatePerFrameHDRDisplayMetadata, value: kCFBooleanTrue)
+                == noErr)
+        final class Images: @unchecked Sendable {
+            // Unchecked: written by the session's queue, read after the finish.
+            var list: [CVImageBuffer] = []
+        }
+        let images = Images()
+        for sample in samples {
+            let buffer = try Self.sampleBuffer(sample.data, format: format)
+            if let message = sample.hdr10PlusPerFrameData {
+                // As a WebM reader attaches a block's HDR10+ message.
+                let attachments = CMSampleBufferGetSampleAttachmentsArray(buffer, createIfNecessary: true)
+                let dict = unsafeBitCast(CFArrayGetValueAtIndex(attachments, 0), to: CFMutableDictionary.self)
+                let data = NSData(bytes: message, length: message.count)
+                CFDictionarySetValue(
+                    dict, Unmanaged.passUnretained(kCMSampleAttachmentKey_HDR10PlusPerFrameData).toOpaque(),
+                    Unmanaged.passUnretained(data).toOpaque())
+            }
+            #expect(
+                VTDecompressionSessionDecodeFrame(session, sampleBuffer: buffer, flags: [], infoFlagsOut: nil) {
+                    _, _, image, _, _ in
+                    if let image { images.list.append(image) }
+                } == noErr)
+        }
+        #expect(VTDecompressionSessionFinishDelayedFrames(session) == noErr)
+        VTDecompressionSessionInvalidate(session)
+
+        func bytes(_ image: CVImageBuffer, _ key: CFString) -> [UInt8]? {
+            (CVBufferCopyAttachment(image, key, nil) as? NSData).map { [UInt8](Data(referencing: $0)) }
+        }
+        try #require(images.list.count == native.outputs.count && !native.outputs.isEmpty, "\(fixture)")
+        var carried = 0
+        for (index, (image, output)) in zip(images.list, native.outputs).enumerated() {
+            let attachments = try #require(output.imageBuffer?.attachments)
+            let frame = "\(fixture) frame \(index)"
+            #expect(
+                bytes(image, kCVImageBufferMasteringDisplayColorVolumeKey)
+                    == attachments.masteringDisplayColorVolume?.appleBytes, "\(frame)")
+            #expect(bytes(image, kCVImageBufferContentLightLevelInfoKey) == attachments.contentLightLevel?.appleBytes)
+            #expect(
+                bytes(image, kCVImageBufferAmbientViewingEnvironmentKey)
+                    == attachments.ambientViewingEnvironment?.appleBytes, "\(frame)")
+            #expect(bytes(image, kCMSampleAttachmentKey_HDR10PlusPerFrameData) == output.hdr10PlusPerFrameData)
+            #expect(bytes(image, kVAToolboxSampleAttachmentKey_DolbyVisionRPU) == output.dolbyVisionRPU, "\(frame)")
+            if attachments.masteringDisplayColorVolume != nil || output.hdr10PlusPerFrameData != nil { carried += 1 }
+        }
+        #expect(carried == native.outputs.count, "\(fixture): every frame carries HDR metadata")
+    }
+
     /// An app's own `kCMSampleAttachmentKey_HDR10PlusPerFrameData` on a sample (as a WebM
     /// reader attaches VP9's) reaches the image buffer when per-frame metadata is propagated.
     @Test func aSamplesHDR10PlusAttachmentReachesItsImage() throws {
