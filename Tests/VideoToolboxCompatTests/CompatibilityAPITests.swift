@@ -611,6 +611,33 @@ import VideoToolbox
             plain.allSatisfy { CVBufferCopyAttachment($0, kCMSampleAttachmentKey_HDR10PlusPerFrameData, nil) == nil })
     }
 
+    /// A session with `kVTDecompressionPropertyKey_PropagatePerFrameHDRDisplayMetadata` on, for
+    /// decoding with an output handler per frame.
+    static func propagatingSession(_ format: CMFormatDescription) throws -> VTDecompressionSession {
+        var created: VTDecompressionSession?
+        #expect(
+            VTDecompressionSessionCreate(
+                allocator: nil, formatDescription: format, decoderSpecification: nil, imageBufferAttributes: nil,
+                outputCallback: nil, decompressionSessionOut: &created) == noErr)
+        let session = try #require(created)
+        #expect(
+            VTSessionSetProperty(
+                session, key: kVTDecompressionPropertyKey_PropagatePerFrameHDRDisplayMetadata, value: kCFBooleanTrue)
+                == noErr)
+        return session
+    }
+
+    /// Attaches an HDR10+ message to the first sample of a buffer, with Core Media's attachment
+    /// idiom.
+    static func attachHDR10Plus(_ message: [UInt8], to buffer: CMSampleBuffer) {
+        let attachments = CMSampleBufferGetSampleAttachmentsArray(buffer, createIfNecessary: true)
+        let dict = unsafeBitCast(CFArrayGetValueAtIndex(attachments, 0), to: CFMutableDictionary.self)
+        let data = NSData(bytes: message, length: message.count)
+        CFDictionarySetValue(
+            dict, Unmanaged.passUnretained(kCMSampleAttachmentKey_HDR10PlusPerFrameData).toOpaque(),
+            Unmanaged.passUnretained(data).toOpaque())
+    }
+
     /// Every HDR fixture through the compatibility modules, as a file reader's samples: each
     /// image buffer carries under Apple's keys (and VAToolbox's Dolby Vision one) the bytes the
     /// native API hands out for the same frame — which `HDRMetadataTests`, `HDR10PlusTests` and
@@ -637,16 +664,7 @@ import VideoToolbox
         nativeSession.invalidate()
 
         let format = CMFormatDescription(reader.formatDescription)
-        var created: VTDecompressionSession?
-        #expect(
-            VTDecompressionSessionCreate(
-                allocator: nil, formatDescription: format, decoderSpecification: nil, imageBufferAttributes: nil,
-                outputCallback: nil, decompressionSessionOut: &created) == noErr)
-        let session = try #require(created)
-        #expect(
-            VTSessionSetProperty(
-                session, key: kVTDecompressionPropertyKey_PropagatePerFrameHDRDisplayMetadata, value: kCFBooleanTrue)
-                == noErr)
+        let session = try Self.propagatingSession(format)
         final class Images: @unchecked Sendable {
             // Unchecked: written by the session's queue, read after the finish.
             var list: [CVImageBuffer] = []
@@ -654,15 +672,8 @@ import VideoToolbox
         let images = Images()
         for sample in samples {
             let buffer = try Self.sampleBuffer(sample.data, format: format)
-            if let message = sample.hdr10PlusPerFrameData {
-                // As a WebM reader attaches a block's HDR10+ message.
-                let attachments = CMSampleBufferGetSampleAttachmentsArray(buffer, createIfNecessary: true)
-                let dict = unsafeBitCast(CFArrayGetValueAtIndex(attachments, 0), to: CFMutableDictionary.self)
-                let data = NSData(bytes: message, length: message.count)
-                CFDictionarySetValue(
-                    dict, Unmanaged.passUnretained(kCMSampleAttachmentKey_HDR10PlusPerFrameData).toOpaque(),
-                    Unmanaged.passUnretained(data).toOpaque())
-            }
+            // As a WebM reader attaches a block's HDR10+ message.
+            if let message = sample.hdr10PlusPerFrameData { Self.attachHDR10Plus(message, to: buffer) }
             #expect(
                 VTDecompressionSessionDecodeFrame(session, sampleBuffer: buffer, flags: [], infoFlagsOut: nil) {
                     _, _, image, _, _ in
@@ -701,23 +712,9 @@ import VideoToolbox
         let format = try Self.formatDescription(samples[0].formatDescription)
         let message: [UInt8] = [0xB5, 0x00, 0x3C, 0x00, 0x01, 0x04, 0x01, 0x40, 0x00, 0x0C, 0x80]
         let sampleBuffer = try Self.sampleBuffer(samples[0].data, format: format)
-        let attachments = CMSampleBufferGetSampleAttachmentsArray(sampleBuffer, createIfNecessary: true)
-        let dict = unsafeBitCast(CFArrayGetValueAtIndex(attachments, 0), to: CFMutableDictionary.self)
-        let data = NSData(bytes: message, length: message.count)
-        CFDictionarySetValue(
-            dict, Unmanaged.passUnretained(kCMSampleAttachmentKey_HDR10PlusPerFrameData).toOpaque(),
-            Unmanaged.passUnretained(data).toOpaque())
+        Self.attachHDR10Plus(message, to: sampleBuffer)
         #expect(try sampleBuffer.sampleBuffers().first?.hdr10PlusPerFrameData == message)
-        var created: VTDecompressionSession?
-        #expect(
-            VTDecompressionSessionCreate(
-                allocator: nil, formatDescription: format, decoderSpecification: nil, imageBufferAttributes: nil,
-                outputCallback: nil, decompressionSessionOut: &created) == noErr)
-        let session = try #require(created)
-        #expect(
-            VTSessionSetProperty(
-                session, key: kVTDecompressionPropertyKey_PropagatePerFrameHDRDisplayMetadata, value: kCFBooleanTrue)
-                == noErr)
+        let session = try Self.propagatingSession(format)
         final class Attached: @unchecked Sendable {
             // Unchecked: written by the session's queue, read after the finish.
             var bytes: [UInt8]?
