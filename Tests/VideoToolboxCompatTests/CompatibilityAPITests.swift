@@ -490,7 +490,8 @@ import VideoToolbox
     /// Every picture of `samples` decoded through a `VTDecompressionSession` with a per-frame
     /// output handler, after `configure` had the session.
     static func decodedImages(
-        _ samples: [SampleBuffer], format: CMFormatDescription, configure: (VTDecompressionSession) -> Void = { _ in }
+        _ samples: [SampleBuffer], format: CMFormatDescription, configure: (VTDecompressionSession) -> Void = { _ in },
+        prepare: (SampleBuffer, CMSampleBuffer) -> Void = { _, _ in }
     ) throws -> [CVImageBuffer] {
         final class Images: @unchecked Sendable {
             // Unchecked: written by the session's queue, read after the wait.
@@ -506,6 +507,7 @@ import VideoToolbox
         let images = Images()
         for sample in samples {
             let buffer = try sampleBuffer(sample.data, format: format)
+            prepare(sample, buffer)
             #expect(
                 VTDecompressionSessionDecodeFrame(session, sampleBuffer: buffer, flags: [], infoFlagsOut: nil) {
                     _, _, image, _, _ in
@@ -664,31 +666,22 @@ import VideoToolbox
         nativeSession.invalidate()
 
         let format = CMFormatDescription(reader.formatDescription)
-        let session = try Self.propagatingSession(format)
-        final class Images: @unchecked Sendable {
-            // Unchecked: written by the session's queue, read after the finish.
-            var list: [CVImageBuffer] = []
-        }
-        let images = Images()
-        for sample in samples {
-            let buffer = try Self.sampleBuffer(sample.data, format: format)
+        let list = try Self.decodedImages(samples, format: format) { session in
+            #expect(
+                VTSessionSetProperty(
+                    session, key: kVTDecompressionPropertyKey_PropagatePerFrameHDRDisplayMetadata,
+                    value: kCFBooleanTrue) == noErr)
+        } prepare: { sample, buffer in
             // As a WebM reader attaches a block's HDR10+ message.
             if let message = sample.hdr10PlusPerFrameData { Self.attachHDR10Plus(message, to: buffer) }
-            #expect(
-                VTDecompressionSessionDecodeFrame(session, sampleBuffer: buffer, flags: [], infoFlagsOut: nil) {
-                    _, _, image, _, _ in
-                    if let image { images.list.append(image) }
-                } == noErr)
         }
-        #expect(VTDecompressionSessionFinishDelayedFrames(session) == noErr)
-        VTDecompressionSessionInvalidate(session)
 
         func bytes(_ image: CVImageBuffer, _ key: CFString) -> [UInt8]? {
             (CVBufferCopyAttachment(image, key, nil) as? NSData).map { [UInt8](Data(referencing: $0)) }
         }
-        try #require(images.list.count == native.outputs.count && !native.outputs.isEmpty, "\(fixture)")
+        try #require(list.count == native.outputs.count && !native.outputs.isEmpty, "\(fixture)")
         var carried = 0
-        for (index, (image, output)) in zip(images.list, native.outputs).enumerated() {
+        for (index, (image, output)) in zip(list, native.outputs).enumerated() {
             let attachments = try #require(output.imageBuffer?.attachments)
             let frame = "\(fixture) frame \(index)"
             #expect(

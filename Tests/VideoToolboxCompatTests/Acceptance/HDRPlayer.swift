@@ -40,6 +40,10 @@ final class HDRPlayer {
 
     /// Opens the stream from its parameter sets (VPS, SPS, PPS in that order).
     func open(parameterSets: [Data]) -> Bool {
+        guard parameterSets.count == 3, !parameterSets.contains(where: { $0.isEmpty }) else {
+            NSLog("HDRPlayer: need VPS, SPS and PPS")
+            return false
+        }
         var description: CMFormatDescription?
         let count = parameterSets.count
         let status: OSStatus = parameterSets[0].withUnsafeBytes { vps in
@@ -89,7 +93,7 @@ final class HDRPlayer {
 
     /// Decodes one AVCC access unit.
     func decode(accessUnit: Data, presentationTime: CMTime) {
-        guard let session = session, let formatDescription = formatDescription else { return }
+        guard let session = session, let formatDescription = formatDescription, !accessUnit.isEmpty else { return }
         var blockBuffer: CMBlockBuffer?
         var status = CMBlockBufferCreateWithMemoryBlock(
             allocator: kCFAllocatorDefault, memoryBlock: nil, blockLength: accessUnit.count,
