@@ -69,7 +69,9 @@ let package = Package(
         .target(name: "VADRMShim", path: "Tests/VADRMShim"),
         .testTarget(
             name: "VAToolboxTests",
-            dependencies: ["VAToolbox", "CFFmpeg", "CVAAPI", "CDRM", "VADRMShim"],
+            // CoreVideo (the compatibility module): Apple's attachment keys of GPU sessions'
+            // pictures, compared with the CPU's on the test driver.
+            dependencies: ["VAToolbox", "CoreVideo", "CFFmpeg", "CVAAPI", "CDRM", "VADRMShim"],
             path: "Tests/VAToolboxTests"
         ),
         // The seeds' decoders written against Apple's API (Seeds/), compiled unchanged against the

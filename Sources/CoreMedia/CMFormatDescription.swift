@@ -88,6 +88,21 @@ nonisolated(unsafe) public let kCMFormatDescriptionExtension_ContentLightLevelIn
 /// layout) — `kCMFormatDescriptionExtension_AmbientViewingEnvironment`.
 nonisolated(unsafe) public let kCMFormatDescriptionExtension_AmbientViewingEnvironment: CFString =
     kCVImageBufferAmbientViewingEnvironmentKey
+/// The transfer a display that knows it should use instead of the transfer function (an
+/// `alternative_transfer_characteristics` SEI message's, HLG for a stream whose video usability
+/// information says BT.2020), a transfer function string (`kCMFormatDescriptionTransferFunction_…`,
+/// `kCVImageBufferTransferFunction_…`) — `kCMFormatDescriptionExtension_AlternativeTransferCharacteristics`.
+/// VAToolbox attaches the stream's to each picture under the same key.
+nonisolated(unsafe) public let kCMFormatDescriptionExtension_AlternativeTransferCharacteristics: CFString =
+    alternativeTransferCharacteristicsKey
+/// The ICC colour profile the container states, `CFData` — `kCMFormatDescriptionExtension_ICCProfile`.
+nonisolated(unsafe) public let kCMFormatDescriptionExtension_ICCProfile: CFString = kCVImageBufferICCProfileKey
+/// The HLG transfer — `kCMFormatDescriptionTransferFunction_ITU_R_2100_HLG`.
+nonisolated(unsafe) public let kCMFormatDescriptionTransferFunction_ITU_R_2100_HLG: CFString =
+    kCVImageBufferTransferFunction_ITU_R_2100_HLG
+/// The PQ transfer — `kCMFormatDescriptionTransferFunction_SMPTE_ST_2084_PQ`.
+nonisolated(unsafe) public let kCMFormatDescriptionTransferFunction_SMPTE_ST_2084_PQ: CFString =
+    kCVImageBufferTransferFunction_SMPTE_ST_2084_PQ
 
 // MARK: - Creation
 
@@ -115,6 +130,15 @@ private func create(
         }
         if let bytes = dataValue(extensions, kCMFormatDescriptionExtension_AmbientViewingEnvironment) {
             description.extensions.ambientViewingEnvironment = AmbientViewingEnvironment(appleBytes: bytes)
+        }
+        if let name = extensions?.compatValue(forKey: kCMFormatDescriptionExtension_AlternativeTransferCharacteristics)
+            as? String
+        {
+            description.extensions.alternativeTransferCharacteristics = CVImageBufferAttachmentKeys.transfer(
+                named: name)
+        }
+        if let bytes = dataValue(extensions, kCMFormatDescriptionExtension_ICCProfile) {
+            description.extensions.iccProfile = bytes
         }
         if let bytes = dolbyVisionAtom(extensions) {
             description.extensions.dolbyVisionConfiguration = DolbyVisionConfiguration(recordBytes: bytes)
@@ -288,8 +312,14 @@ public func CMFormatDescriptionGetExtensions(_ desc: CMFormatDescription) -> CFD
         primaries: extensions.colorPrimaries, transfer: extensions.transferFunction, matrix: extensions.yCbCrMatrix,
         pixelAspectRatio: extensions.pixelAspectRatio,
         masteringDisplayColorVolume: extensions.masteringDisplayColorVolume,
-        contentLightLevel: extensions.contentLightLevel, ambientViewingEnvironment: extensions.ambientViewingEnvironment
+        contentLightLevel: extensions.contentLightLevel,
+        ambientViewingEnvironment: extensions.ambientViewingEnvironment,
+        iccProfile: extensions.iccProfile
     )
+    if let value = extensions.alternativeTransferCharacteristics.flatMap({ CVImageBufferAttachmentKeys.transfers[$0] })
+    {
+        dictionary[kCMFormatDescriptionExtension_AlternativeTransferCharacteristics] = value
+    }
     for case (let key as AnyHashable, let value) in colors { dictionary.setObject(value, forKey: key) }
     let atoms = NSMutableDictionary()
     if !extensions.decoderConfigurationRecord.isEmpty, let name = extensions.decoderConfigurationRecordName,
@@ -311,14 +341,15 @@ private let reportedConfigurationAtoms: Set<String> = ["avcC", "hvcC"]
 
 /// The extension keys that are also image buffer attachment keys, with the same meaning and
 /// value — `CMVideoFormatDescriptionGetExtensionKeysCommonWithImageBuffers`: the field count,
-/// pixel aspect ratio, colour code points and the static HDR metadata. An app copies these from a
+/// pixel aspect ratio, colour code points, ICC profile and the static HDR metadata. An app copies these from a
 /// description onto pictures it makes (as `CVBufferSetAttachment`), or compares them.
 public func CMVideoFormatDescriptionGetExtensionKeysCommonWithImageBuffers() -> CFArray {
     CFArray(
         [
             kCMFormatDescriptionExtension_FieldCount, kCMFormatDescriptionExtension_PixelAspectRatio,
             kCMFormatDescriptionExtension_ColorPrimaries, kCMFormatDescriptionExtension_TransferFunction,
-            kCMFormatDescriptionExtension_YCbCrMatrix, kCMFormatDescriptionExtension_MasteringDisplayColorVolume,
+            kCMFormatDescriptionExtension_YCbCrMatrix, kCMFormatDescriptionExtension_ICCProfile,
+            kCMFormatDescriptionExtension_MasteringDisplayColorVolume,
             kCMFormatDescriptionExtension_ContentLightLevelInfo,
             kCMFormatDescriptionExtension_AmbientViewingEnvironment,
         ])

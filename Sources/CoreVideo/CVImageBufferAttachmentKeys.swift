@@ -30,8 +30,14 @@ nonisolated(unsafe) public let kCVImageBufferTransferFunction_SMPTE_ST_2084_PQ: 
 nonisolated(unsafe) public let kCVImageBufferTransferFunction_ITU_R_2100_HLG: CFString = "ITU_R_2100_HLG"
 /// sRGB transfer — `kCVImageBufferTransferFunction_sRGB`.
 nonisolated(unsafe) public let kCVImageBufferTransferFunction_sRGB: CFString = "IEC_sRGB"
-/// BT.2020 transfer — `kCVImageBufferTransferFunction_ITU_R_2020`.
+/// BT.2020 transfer (H.273's 14 and 15) — `kCVImageBufferTransferFunction_ITU_R_2020`.
 nonisolated(unsafe) public let kCVImageBufferTransferFunction_ITU_R_2020: CFString = "ITU_R_2020"
+/// SMPTE 240M transfer — `kCVImageBufferTransferFunction_SMPTE_240M_1995`.
+nonisolated(unsafe) public let kCVImageBufferTransferFunction_SMPTE_240M_1995: CFString = "SMPTE_240M_1995"
+/// Linear transfer — `kCVImageBufferTransferFunction_Linear`.
+nonisolated(unsafe) public let kCVImageBufferTransferFunction_Linear: CFString = "Linear"
+/// SMPTE ST 428-1 transfer — `kCVImageBufferTransferFunction_SMPTE_ST_428_1`.
+nonisolated(unsafe) public let kCVImageBufferTransferFunction_SMPTE_ST_428_1: CFString = "SMPTE_ST_428_1"
 /// YCbCr matrix — `kCVImageBufferYCbCrMatrixKey`.
 nonisolated(unsafe) public let kCVImageBufferYCbCrMatrixKey: CFString = "CVImageBufferYCbCrMatrix"
 /// BT.709 matrix — `kCVImageBufferYCbCrMatrix_ITU_R_709_2`.
@@ -65,6 +71,12 @@ nonisolated(unsafe) public let kCVImageBufferContentLightLevelInfoKey: CFString 
 /// `ambient_viewing_environment` SEI message's payload (illuminance in 0.0001 lux, light x and y
 /// in 0.00002, big-endian) — `kCVImageBufferAmbientViewingEnvironmentKey`.
 nonisolated(unsafe) public let kCVImageBufferAmbientViewingEnvironmentKey: CFString = "AmbientViewingEnvironment"
+/// The ICC colour profile, `CFData` — `kCVImageBufferICCProfileKey`.
+nonisolated(unsafe) public let kCVImageBufferICCProfileKey: CFString = "CVImageBufferICCProfile"
+/// The name of CoreMedia's `kCMFormatDescriptionExtension_AlternativeTransferCharacteristics`,
+/// under which VAToolbox also attaches a picture's preferred transfer (Apple's CoreVideo has no
+/// key of its own for it): a transfer function string.
+nonisolated(unsafe) package let alternativeTransferCharacteristicsKey: CFString = "AlternativeTransferCharacteristics"
 
 /// The attachments a decoded picture starts with (and the colour extensions of a format
 /// description, in CoreMedia).
@@ -76,12 +88,32 @@ package enum CVImageBufferAttachmentKeys {
             .dciP3: kCVImageBufferColorPrimaries_DCI_P3, .p3D65: kCVImageBufferColorPrimaries_P3_D65,
         ]
     }
-    static var transfers: [TransferFunction: CFString] {
+    package static var transfers: [TransferFunction: CFString] {
         [
             .itu709: kCVImageBufferTransferFunction_ITU_R_709_2, .smpte170M: kCVImageBufferTransferFunction_ITU_R_709_2,
             .sRGB: kCVImageBufferTransferFunction_sRGB, .pq: kCVImageBufferTransferFunction_SMPTE_ST_2084_PQ,
             .hlg: kCVImageBufferTransferFunction_ITU_R_2100_HLG,
+            .itu2020TenBit: kCVImageBufferTransferFunction_ITU_R_2020,
+            .itu2020TwelveBit: kCVImageBufferTransferFunction_ITU_R_2020,
+            .smpte240M: kCVImageBufferTransferFunction_SMPTE_240M_1995, .linear: kCVImageBufferTransferFunction_Linear,
+            .smpte428: kCVImageBufferTransferFunction_SMPTE_ST_428_1,
         ]
+    }
+    /// The transfer a CoreVideo transfer function string names (the code point
+    /// `CVTransferFunctionGetIntegerCodePointForString` gives: BT.2020 is 14); nil for strings
+    /// it does not know.
+    package static func transfer(named name: String) -> TransferFunction? {
+        let codes: [String: TransferFunction] = [
+            kCVImageBufferTransferFunction_ITU_R_709_2 as String: .itu709,
+            kCVImageBufferTransferFunction_SMPTE_ST_2084_PQ as String: .pq,
+            kCVImageBufferTransferFunction_ITU_R_2100_HLG as String: .hlg,
+            kCVImageBufferTransferFunction_sRGB as String: .sRGB,
+            kCVImageBufferTransferFunction_ITU_R_2020 as String: .itu2020TenBit,
+            kCVImageBufferTransferFunction_SMPTE_240M_1995 as String: .smpte240M,
+            kCVImageBufferTransferFunction_Linear as String: .linear,
+            kCVImageBufferTransferFunction_SMPTE_ST_428_1 as String: .smpte428,
+        ]
+        return codes[name]
     }
     static var matrices: [YCbCrMatrix: CFString] {
         [
@@ -97,7 +129,10 @@ package enum CVImageBufferAttachmentKeys {
             matrix: attachments.yCbCrMatrix, pixelAspectRatio: attachments.pixelAspectRatio,
             masteringDisplayColorVolume: attachments.masteringDisplayColorVolume,
             contentLightLevel: attachments.contentLightLevel,
-            ambientViewingEnvironment: attachments.ambientViewingEnvironment)
+            ambientViewingEnvironment: attachments.ambientViewingEnvironment, iccProfile: attachments.iccProfile)
+        if let value = attachments.alternativeTransferCharacteristics.flatMap({ transfers[$0] }) {
+            dictionary[alternativeTransferCharacteristicsKey] = value
+        }
         dictionary[kCVImageBufferFieldCountKey] = NSNumber(value: attachments.fieldCount)
         if attachments.fieldCount == 2 {
             dictionary[kCVImageBufferFieldDetailKey] =
@@ -107,12 +142,13 @@ package enum CVImageBufferAttachmentKeys {
         return dictionary
     }
 
-    /// The colour and aspect keys for the code points CoreVideo has constants for, and the static
-    /// HDR metadata as Apple's bytes.
+    /// The colour and aspect keys for the code points CoreVideo has constants for, the static
+    /// HDR metadata as Apple's bytes, and the ICC profile.
     package static func colorDictionary(
         primaries: ColorPrimaries?, transfer: TransferFunction?, matrix: YCbCrMatrix?,
         pixelAspectRatio: PixelAspectRatio?, masteringDisplayColorVolume: MasteringDisplayColorVolume?,
-        contentLightLevel: ContentLightLevel?, ambientViewingEnvironment: AmbientViewingEnvironment?
+        contentLightLevel: ContentLightLevel?, ambientViewingEnvironment: AmbientViewingEnvironment?,
+        iccProfile: [UInt8]?
     ) -> NSMutableDictionary {
         let dictionary = NSMutableDictionary()
         if let value = primaries.flatMap({ Self.primaries[$0] }) {
@@ -138,6 +174,9 @@ package enum CVImageBufferAttachmentKeys {
         }
         if let bytes = ambientViewingEnvironment?.appleBytes {
             dictionary[kCVImageBufferAmbientViewingEnvironmentKey] = NSData(bytes: bytes, length: bytes.count)
+        }
+        if let bytes = iccProfile {
+            dictionary[kCVImageBufferICCProfileKey] = NSData(bytes: bytes, length: bytes.count)
         }
         return dictionary
     }

@@ -15,6 +15,7 @@ struct FrameListing {
         static let contentLightLevel = "Content light level metadata"
         static let hdr10Plus = "HDR Dynamic Metadata SMPTE2094-40 (HDR10+)"
         static let dolbyVisionRPU = "Dolby Vision RPU Data"
+        static let iccProfile = "ICC profile"
     }
 
     /// The units the stream's bitstream states a mastering display in.
@@ -72,7 +73,10 @@ struct FrameListing {
         optional("color_range", attachments.statesColorRange ? .string(range) : nil, "unknown")
         optional("color_space", attachments.yCbCrMatrix.map { .string($0.name) }, "unknown")
         optional("color_primaries", attachments.colorPrimaries.map { .string($0.name) }, "unknown")
-        optional("color_transfer", attachments.transferFunction.map { .string($0.name) }, "unknown")
+        // libavcodec puts the transfer an alternative_transfer_characteristics SEI message
+        // prefers in the picture's; VAToolbox, as Apple, keeps the two apart.
+        let transfer = attachments.alternativeTransferCharacteristics ?? attachments.transferFunction
+        optional("color_transfer", transfer.map { .string($0.name) }, "unknown")
         let location = attachments.chromaLocation.flatMap { Self.chromaLocationNames[$0] }
         optional("chroma_location", location.map { .string($0) }, "unspecified")
         let sideData = sideData(of: frame)
@@ -103,6 +107,11 @@ struct FrameListing {
         // the RPU) is not listed: VAToolbox passes the RPU through and parses none of it.
         if frame.dolbyVisionRPU != nil {
             list.append([("side_data_type", .string(SideDataType.dolbyVisionRPU))])
+        }
+        // ffprobe 5.1 prints a decoder's ICC profile with its size; the container's is stream
+        // side data, which libavcodec 5.1 does not put on the pictures.
+        if let profile = attachments.iccProfile, !attachments.iccProfileIsFromContainer {
+            list.append([("side_data_type", .string(SideDataType.iccProfile)), ("size", .int(profile.count))])
         }
         return list
     }

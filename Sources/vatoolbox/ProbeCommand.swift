@@ -193,6 +193,7 @@ enum ProbeCommand {
         print("  colour: \(colour.joined(separator: ", "))")
         if let display = ext.masteringDisplayColorVolume { print("  mastering display: \(display)") }
         if let light = ext.contentLightLevel { print("  content light level: \(light)") }
+        if let profile = ext.iccProfile { print("  ICC profile: \(profile.count) bytes (from the container)") }
         var aspect = ext.pixelAspectRatio.map { "\($0)" } ?? "unknown"
         if ext.pixelAspectRatio == nil, let containerAspect { aspect = "\(containerAspect) (from the container)" }
         print("  pixel aspect: \(aspect), \(stream.mayBeInterlaced ? "may be interlaced" : "progressive")")
@@ -262,6 +263,7 @@ enum ProbeCommand {
                         ])
                     } ?? .null
                 ),
+                ("icc_profile_size", ext.iccProfile.map { .int($0.count) } ?? .null),
             ])
     }
 

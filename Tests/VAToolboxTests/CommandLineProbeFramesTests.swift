@@ -161,7 +161,7 @@ struct ProbeFramesCommandTests {
         .enabled(if: TestVADriver.isBuilt),
         arguments: [
             "hevc-hdr10plus.265", "av1-hdr10.ivf", "h264-container-hdr.mp4", "mpeg2-interlaced.ts",
-            "hevc-dolby-vision.265",
+            "hevc-dolby-vision.265", "hevc-alternative-transfer.265", "h264-icc-profile.mp4",
         ],
         TestVADriver.personalities)
     func gpuEqualsCPU(_ file: String, personality: String?) throws {

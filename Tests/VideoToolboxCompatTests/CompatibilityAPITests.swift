@@ -806,6 +806,71 @@ import VideoToolbox
         }
     }
 
+    /// The alternative transfer characteristics and an ICC profile under Apple's keys: a stream's
+    /// `alternative_transfer_characteristics` SEI message on every picture beside the stated
+    /// transfer (`kCVImageBufferTransferFunctionKey` stays BT.2020), and the ones a caller gives
+    /// a description in its extensions, which reach the pictures of a stream that states none.
+    @Test func alternativeTransferAndICCProfileTravelUnderApplesKeys() throws {
+        func string(_ value: Any?) -> String? { (value as? NSString).map { $0 as String } }
+        let samples = try Self.samples("hevc-alternative-transfer.265", codec: .hevc)
+        let inBand = try Self.decodedImages(samples, format: try Self.formatDescription(samples[0].formatDescription))
+        #expect(inBand.count == 10)
+        for image in inBand {
+            #expect(
+                string(CVBufferCopyAttachment(image, kCVImageBufferTransferFunctionKey, nil))
+                    == kCVImageBufferTransferFunction_ITU_R_2020 as String)
+            #expect(
+                string(
+                    CVBufferCopyAttachment(
+                        image, kCMFormatDescriptionExtension_AlternativeTransferCharacteristics, nil))
+                    == kCMFormatDescriptionTransferFunction_ITU_R_2100_HLG as String)
+        }
+
+        let profile: [UInt8] = Array("ICC profile bytes, as they are".utf8)
+        let plain = try Self.samples("hevc-main.265", codec: .hevc)
+        let parameterSets = plain[0].formatDescription.parameterSets
+        let pointers = parameterSets.map { set -> UnsafePointer<UInt8> in
+            let copy = UnsafeMutablePointer<UInt8>.allocate(capacity: set.count)
+            copy.initialize(from: set, count: set.count)
+            return UnsafePointer(copy)
+        }
+        defer { pointers.forEach { $0.deallocate() } }
+        let extensions = NSMutableDictionary()
+        extensions[kCMFormatDescriptionExtension_AlternativeTransferCharacteristics] =
+            kCMFormatDescriptionTransferFunction_ITU_R_2100_HLG
+        extensions[kCMFormatDescriptionExtension_ICCProfile] = NSData(bytes: profile, length: profile.count)
+        var description: CMFormatDescription?
+        #expect(
+            CMVideoFormatDescriptionCreateFromHEVCParameterSets(
+                allocator: nil, parameterSetCount: pointers.count, parameterSetPointers: pointers,
+                parameterSetSizes: parameterSets.map(\.count), nalUnitHeaderLength: 4, extensions: extensions,
+                formatDescriptionOut: &description) == noErr)
+        let format = try #require(description)
+        #expect(
+            string(
+                CMFormatDescriptionGetExtension(
+                    format, extensionKey: kCMFormatDescriptionExtension_AlternativeTransferCharacteristics))
+                == kCMFormatDescriptionTransferFunction_ITU_R_2100_HLG as String)
+        let stated = CMFormatDescriptionGetExtension(format, extensionKey: kCMFormatDescriptionExtension_ICCProfile)
+        #expect((stated as? NSData).map { [UInt8](Data(referencing: $0)) } == profile)
+        let keys = CMVideoFormatDescriptionGetExtensionKeysCommonWithImageBuffers()
+        let names = (0..<CFArrayGetCount(keys)).map {
+            unsafeBitCast(CFArrayGetValueAtIndex(keys, $0), to: CFString.self) as String
+        }
+        #expect(names.contains(kCMFormatDescriptionExtension_ICCProfile as String))
+        let images = try Self.decodedImages(plain, format: format)
+        #expect(!images.isEmpty)
+        for image in images {
+            let attached = CVBufferCopyAttachment(image, kCVImageBufferICCProfileKey, nil) as? NSData
+            #expect(attached.map { [UInt8](Data(referencing: $0)) } == profile)
+            #expect(
+                string(
+                    CVBufferCopyAttachment(
+                        image, kCMFormatDescriptionExtension_AlternativeTransferCharacteristics, nil))
+                    == kCMFormatDescriptionTransferFunction_ITU_R_2100_HLG as String)
+        }
+    }
+
     // MARK: - Time
 
     @Test func timeFunctionsComputeAsCoreMedia() {

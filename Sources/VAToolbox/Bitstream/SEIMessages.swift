@@ -45,11 +45,15 @@ public enum SEIMessages {
     public static let contentLightLevelInfoPayloadType = 144
     /// `ambient_viewing_environment` (payloadType 148; H.264 D.1.33, HEVC D.2.39).
     public static let ambientViewingEnvironmentPayloadType = 148
+    /// `alternative_transfer_characteristics` (payloadType 147; H.264 D.1.32, HEVC D.2.38): one
+    /// byte, `preferred_transfer_characteristics`, an H.273 transfer code point.
+    public static let alternativeTransferCharacteristicsPayloadType = 147
 
     /// The static HDR metadata messages of an SEI NAL unit's RBSP: the mastering display colour
     /// volume and content light level (when `includingHDR10` — for a decoder that does not read
-    /// them itself) and the ambient viewing environment; nil when the unit has none of them.
-    /// Their payloads are Apple's byte layouts as they are.
+    /// them itself), the ambient viewing environment and the alternative transfer
+    /// characteristics; nil when the unit has none of them. Their payloads are Apple's byte
+    /// layouts as they are.
     static func staticHDRMetadata(inRBSP rbsp: [UInt8], includingHDR10: Bool) -> StaticHDRMetadata? {
         var found = StaticHDRMetadata()
         for message in messages(inRBSP: rbsp) {
@@ -64,10 +68,22 @@ public enum SEIMessages {
             case ambientViewingEnvironmentPayloadType:
                 found.ambientViewingEnvironment =
                     AmbientViewingEnvironment(appleBytes: message.payload) ?? found.ambientViewingEnvironment
+            case alternativeTransferCharacteristicsPayloadType:
+                found.alternativeTransferCharacteristics =
+                    message.payload.first.flatMap(preferredTransfer) ?? found.alternativeTransferCharacteristics
             default: break
             }
         }
         return found.isEmpty ? nil : found
+    }
+
+    /// A `preferred_transfer_characteristics` value as the transfer it names; nil for 2
+    /// (unspecified) and the values H.273 does not define, which libavcodec ignores too
+    /// (`hevc_refs.c`, `h264_slice.c`: only a value `av_color_transfer_name` knows, other than
+    /// unspecified, replaces the picture's transfer).
+    private static func preferredTransfer(_ code: UInt8) -> TransferFunction? {
+        code == TransferFunction.unspecified.rawValue || code > TransferFunction.hlg.rawValue
+            ? nil : TransferFunction(rawValue: code)
     }
 
     /// The messages in an SEI NAL unit's RBSP, in order: each one's payload type and payload.

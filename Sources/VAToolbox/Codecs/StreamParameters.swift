@@ -52,6 +52,8 @@ struct StreamParameters: Sendable, Hashable {
     var contentLightLevel: ContentLightLevel?
     /// The Dolby Vision configuration record the container states (`dvcC`, `dvvC`, `dvwC`).
     var dolbyVisionConfiguration: DolbyVisionConfiguration?
+    /// The ICC profile the container states (MP4 `colr` of type `prof`), nil when it states none.
+    var iccProfile: [UInt8]?
 
     /// The profile's name for people: libavcodec's, else its number, else `"unknown"`.
     var profileDisplayName: String { profileName ?? profile.map { "\($0)" } ?? "unknown" }
@@ -70,17 +72,22 @@ struct StreamParameters: Sendable, Hashable {
         extensions.masteringDisplayColorVolume = masteringDisplayColorVolume
         extensions.contentLightLevel = contentLightLevel
         extensions.dolbyVisionConfiguration = dolbyVisionConfiguration
+        extensions.iccProfile = iccProfile
         return extensions
     }
 
-    /// `format` with the HDR metadata the container states (static metadata, the Dolby Vision
-    /// configuration), for a description made from the stream's own parameter sets (which carry
-    /// none); what the description has stays.
+    /// `format` with the colour and HDR metadata the container states (static metadata, the
+    /// Dolby Vision configuration, the ICC profile), for a description made from the stream's own
+    /// parameter sets (which carry none); what the description has stays.
     func addingContainerMetadata(to format: VideoFormatDescription) -> VideoFormatDescription {
-        guard masteringDisplayColorVolume != nil || contentLightLevel != nil || dolbyVisionConfiguration != nil else {
+        guard
+            masteringDisplayColorVolume != nil || contentLightLevel != nil || dolbyVisionConfiguration != nil
+                || iccProfile != nil
+        else {
             return format
         }
         var format = format
+        format.extensions.iccProfile = format.extensions.iccProfile ?? iccProfile
         format.extensions.dolbyVisionConfiguration =
             format.extensions.dolbyVisionConfiguration ?? dolbyVisionConfiguration
         format.extensions.masteringDisplayColorVolume =

@@ -55,10 +55,20 @@ public struct TransferFunction: RawRepresentable, Sendable, Hashable, CustomStri
     public static let unspecified = Self(rawValue: 2)
     /// 6: SMPTE 170M, same curve as BT.709.
     public static let smpte170M = Self(rawValue: 6)
+    /// 7: SMPTE 240M (`kCVImageBufferTransferFunction_SMPTE_240M_1995`).
+    public static let smpte240M = Self(rawValue: 7)
+    /// 8: linear (`kCVImageBufferTransferFunction_Linear`).
+    public static let linear = Self(rawValue: 8)
     /// 13: sRGB / IEC 61966-2-1 (`kCVImageBufferTransferFunction_sRGB`).
     public static let sRGB = Self(rawValue: 13)
+    /// 14: BT.2020 for 10-bit systems, the BT.709 curve (`kCVImageBufferTransferFunction_ITU_R_2020`).
+    public static let itu2020TenBit = Self(rawValue: 14)
+    /// 15: BT.2020 for 12-bit systems (`kCVImageBufferTransferFunction_ITU_R_2020` too).
+    public static let itu2020TwelveBit = Self(rawValue: 15)
     /// 16: SMPTE ST 2084, PQ (`kCVImageBufferTransferFunction_SMPTE_ST_2084_PQ`).
     public static let pq = Self(rawValue: 16)
+    /// 17: SMPTE ST 428-1 (`kCVImageBufferTransferFunction_SMPTE_ST_428_1`).
+    public static let smpte428 = Self(rawValue: 17)
     /// 18: ARIB STD-B67, HLG (`kCVImageBufferTransferFunction_ITU_R_2100_HLG`).
     public static let hlg = Self(rawValue: 18)
 

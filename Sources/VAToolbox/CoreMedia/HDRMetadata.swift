@@ -206,16 +206,24 @@ struct StaticHDRMetadata: Sendable, Hashable {
     var contentLightLevel: ContentLightLevel?
     /// The ambient viewing environment.
     var ambientViewingEnvironment: AmbientViewingEnvironment?
+    /// The transfer the stream prefers to its video usability information's (the
+    /// `alternative_transfer_characteristics` SEI message).
+    var alternativeTransferCharacteristics: TransferFunction?
 
     /// Whether none is known.
-    var isEmpty: Bool { masteringDisplay == nil && contentLightLevel == nil && ambientViewingEnvironment == nil }
+    var isEmpty: Bool {
+        masteringDisplay == nil && contentLightLevel == nil && ambientViewingEnvironment == nil
+            && alternativeTransferCharacteristics == nil
+    }
 
     /// This metadata with what `newer` states replacing what it states.
     func updated(by newer: StaticHDRMetadata) -> StaticHDRMetadata {
         StaticHDRMetadata(
             masteringDisplay: newer.masteringDisplay ?? masteringDisplay,
             contentLightLevel: newer.contentLightLevel ?? contentLightLevel,
-            ambientViewingEnvironment: newer.ambientViewingEnvironment ?? ambientViewingEnvironment)
+            ambientViewingEnvironment: newer.ambientViewingEnvironment ?? ambientViewingEnvironment,
+            alternativeTransferCharacteristics: newer.alternativeTransferCharacteristics
+                ?? alternativeTransferCharacteristics)
     }
 }
 

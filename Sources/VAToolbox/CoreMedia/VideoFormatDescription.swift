@@ -252,6 +252,18 @@ public struct FormatDescriptionExtensions: Sendable, Hashable, CustomStringConve
     /// when it states none. Pictures whose stream carries an `ambient_viewing_environment` SEI
     /// message have that one attached instead (``ImageBufferAttachments/ambientViewingEnvironment``).
     public var ambientViewingEnvironment: AmbientViewingEnvironment?
+    /// `kCMFormatDescriptionExtension_AlternativeTransferCharacteristics`: the transfer a display
+    /// that knows it should use instead of ``transferFunction`` (HLG for a stream whose video
+    /// usability information says BT.2020 so that older displays show it as SDR), as the
+    /// description states it (set by the app; no container carries one); nil when it states
+    /// none. Pictures whose stream carries an `alternative_transfer_characteristics` SEI message
+    /// have that one attached (``ImageBufferAttachments/alternativeTransferCharacteristics``).
+    public var alternativeTransferCharacteristics: TransferFunction?
+    /// `kCMFormatDescriptionExtension_ICCProfile`: the ICC colour profile the container states
+    /// (an MP4 or QuickTime `colr` box of type `prof` or `rICC`, libavformat's
+    /// `AV_PKT_DATA_ICC_PROFILE`), its bytes as they are; nil when it states none. Every picture
+    /// has it attached (``ImageBufferAttachments/iccProfile``).
+    public var iccProfile: [UInt8]?
     /// The Dolby Vision configuration record the container states (MP4 `dvcC`/`dvvC`/`dvwC`,
     /// Matroska's `BlockAdditionMapping`), kept by Apple under the box's name
     /// (``DolbyVisionConfiguration/boxType``) in
@@ -280,6 +292,10 @@ public struct FormatDescriptionExtensions: Sendable, Hashable, CustomStringConve
         }
         if let contentLightLevel { parts.append("ContentLightLevelInfo: \(contentLightLevel)") }
         if let ambientViewingEnvironment { parts.append("AmbientViewingEnvironment: \(ambientViewingEnvironment)") }
+        if let alternativeTransferCharacteristics {
+            parts.append("AlternativeTransferCharacteristics: \(alternativeTransferCharacteristics)")
+        }
+        if let iccProfile { parts.append("ICCProfile: \(iccProfile.count) bytes") }
         if !decoderConfigurationRecord.isEmpty {
             let size = "\(decoderConfigurationRecord.count) bytes"
             parts.append(

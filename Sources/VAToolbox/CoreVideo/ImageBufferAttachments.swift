@@ -28,6 +28,19 @@ public struct ImageBufferAttachments: Sendable, Hashable {
     /// HEVC; read by VAToolbox on both paths) or else the format description's
     /// ``FormatDescriptionExtensions/ambientViewingEnvironment``; nil when neither says.
     public var ambientViewingEnvironment: AmbientViewingEnvironment?
+    /// The transfer the stream prefers to ``transferFunction`` (its latest
+    /// `alternative_transfer_characteristics` SEI message, H.264 or HEVC, read by VAToolbox on
+    /// both paths), or else the format description's
+    /// ``FormatDescriptionExtensions/alternativeTransferCharacteristics``; nil when neither says.
+    /// Apple keeps it in the format description only
+    /// (`kCMFormatDescriptionExtension_AlternativeTransferCharacteristics`); ``transferFunction``
+    /// stays the video usability information's, as on Apple's platforms (libavcodec and ffprobe
+    /// put the preferred one in its place: ffprobe's `color_transfer` is this value when set).
+    public var alternativeTransferCharacteristics: TransferFunction?
+    /// `kCVImageBufferICCProfileKey`: the ICC colour profile of the picture, its bytes as they
+    /// are: the format description's ``FormatDescriptionExtensions/iccProfile`` (a container's
+    /// `colr` box), or one the decoder attached; nil when neither has one.
+    public var iccProfile: [UInt8]?
     /// VAToolbox's own, not Apple's: whether ``masteringDisplayColorVolume`` is the container's
     /// (the format description's), attached because the stream carries none for this picture;
     /// false when it is the stream's own or absent. ffprobe lists the container's as stream side
@@ -36,6 +49,9 @@ public struct ImageBufferAttachments: Sendable, Hashable {
     /// VAToolbox's own: whether ``contentLightLevel`` is the container's, as
     /// ``masteringDisplayIsFromContainer``.
     public var contentLightLevelIsFromContainer: Bool
+    /// VAToolbox's own: whether ``iccProfile`` is the container's (the format description's)
+    /// rather than one the decoder attached, as ``masteringDisplayIsFromContainer``.
+    public var iccProfileIsFromContainer: Bool
     /// VAToolbox's own: whether the decoder states the colour range (from the stream's video
     /// usability information or sequence header); ``fullRange`` is false when it does not.
     public var statesColorRange: Bool
@@ -73,8 +89,11 @@ public struct ImageBufferAttachments: Sendable, Hashable {
                 illuminanceCode: $0.illuminance,
                 light: MasteringDisplayColorVolume.Chromaticity(xCode: $0.x, yCode: $0.y))
         }
+        alternativeTransferCharacteristics = frame.alternativeTransferCharacteristics.map(TransferFunction.init)
+        iccProfile = frame.iccProfile
         masteringDisplayIsFromContainer = frame.masteringDisplayIsFromContainer
         contentLightLevelIsFromContainer = frame.contentLightLevelIsFromContainer
+        iccProfileIsFromContainer = frame.iccProfileIsFromContainer
         statesColorRange = frame.statesColorRange
         chromaLocation = frame.chromaLocation > 0 ? frame.chromaLocation - 1 : nil
         pictureType = PictureType(ffmpegLetter: frame.pictureTypeLetter)

@@ -180,6 +180,16 @@ final class LibavcodecContext {
                 frame.attachAmbientViewingEnvironment(
                     (ambient.illuminanceCode, ambient.light.xCode, ambient.light.yCode))
             }
+            if let alternative = streamHDRMetadata.alternativeTransferCharacteristics
+                ?? extensions.alternativeTransferCharacteristics
+            {
+                // Apple's kCVImageBufferTransferFunctionKey is the parameter sets' transfer; the
+                // preferred one is stated apart.
+                frame.separateAlternativeTransfer(
+                    stated: extensions.transferFunction?.rawValue ?? TransferFunction.unspecified.rawValue,
+                    alternative: alternative.rawValue)
+            }
+            if let profile = extensions.iccProfile { frame.attachContainerICCProfile(profile) }
             pictures.append(explained(try picture(frame)))
         }
     }

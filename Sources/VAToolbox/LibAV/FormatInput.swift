@@ -488,6 +488,9 @@ struct FormatStream {
     /// The Dolby Vision configuration record the container states (MP4 `dvcC`/`dvvC`/`dvwC`,
     /// Matroska `BlockAdditionMapping`: `AV_PKT_DATA_DOVI_CONF`).
     let dolbyVisionConfiguration: DolbyVisionValues?
+    /// The ICC profile the container states (an MP4 or QuickTime `colr` box of type `prof` or
+    /// `rICC`: `AV_PKT_DATA_ICC_PROFILE`), its bytes; nil when it states none.
+    let iccProfile: [UInt8]?
 
     /// The codec (`codec_id`), for the name look-ups.
     private let codecID: AVCodecID
@@ -540,6 +543,7 @@ struct FormatStream {
         dolbyVisionConfiguration = Self.sideData(
             of: stream, AV_PKT_DATA_DOVI_CONF, as: AVDOVIDecoderConfigurationRecord.self
         ).map(DolbyVisionValues.init)
+        iccProfile = Self.sideDataBytes(of: stream, AV_PKT_DATA_ICC_PROFILE)
         codecID = parameters.codec_id
         format = parameters.format
         colorRange = parameters.color_range
@@ -558,6 +562,15 @@ struct FormatStream {
             return nil
         }
         return UnsafeRawPointer(data).loadUnaligned(as: Value.self)
+    }
+
+    /// The stream's side data of `type` as bytes; nil when absent or empty.
+    private static func sideDataBytes(of stream: UnsafeMutablePointer<AVStream>, _ type: AVPacketSideDataType)
+        -> [UInt8]?
+    {
+        var size = 0
+        guard let data = av_stream_get_side_data(stream, type, &size), size > 0 else { return nil }
+        return Array(UnsafeBufferPointer(start: data, count: size))
     }
 
     // MARK: - libav's names

@@ -275,6 +275,59 @@ struct Frame {
             "\(environment.illuminance) \(environment.x) \(environment.y)", 0)
     }
 
+    /// The key under which VAToolbox keeps the transfer an `alternative_transfer_characteristics`
+    /// SEI message prefers (``separateAlternativeTransfer(stated:alternative:)``).
+    private static let alternativeTransferKey = "vatoolbox.alternative_transfer_characteristics"
+
+    /// The preferred transfer kept on the frame, an H.273 code point; nil when none.
+    var alternativeTransferCharacteristics: UInt8? {
+        guard let entry = av_dict_get(pointer.pointee.metadata, Self.alternativeTransferKey, nil, 0),
+            let value = entry.pointee.value
+        else { return nil }
+        return UInt8(String(cString: value))
+    }
+
+    /// Keeps the stream's preferred transfer apart from the one its parameter sets state:
+    /// libavcodec's H.264 and HEVC decoders put the preferred one in `color_trc`
+    /// (`h264_slice.c` `h264_field_start`, `hevcdec.c` `set_side_data`); this puts the stated one
+    /// back and keeps the preferred one in the frame's metadata. Nothing is kept when memory
+    /// runs out.
+    ///
+    /// - Parameters:
+    ///   - stated: The transfer the video usability information states (2 when unspecified).
+    ///   - alternative: The preferred transfer.
+    func separateAlternativeTransfer(stated: UInt8, alternative: UInt8) {
+        if pointer.pointee.color_trc.rawValue == UInt32(alternative) {
+            pointer.pointee.color_trc = AVColorTransferCharacteristic(rawValue: UInt32(stated))
+        }
+        av_dict_set(&pointer.pointee.metadata, Self.alternativeTransferKey, "\(alternative)", 0)
+    }
+
+    /// The ICC profile the frame carries (`AV_FRAME_DATA_ICC_PROFILE`), its bytes; nil when none.
+    var iccProfile: [UInt8]? {
+        guard let side = av_frame_get_side_data(pointer, AV_FRAME_DATA_ICC_PROFILE), let data = side.pointee.data,
+            side.pointee.size > 0
+        else { return nil }
+        return Array(UnsafeBufferPointer(start: data, count: Int(side.pointee.size)))
+    }
+
+    /// The entry that marks the frame's ICC profile as its container's.
+    private static let containerICCProfileKey = "vatoolbox.container_icc_profile"
+
+    /// Whether the frame's ICC profile is its container's, attached by VAToolbox.
+    var iccProfileIsFromContainer: Bool { hasMetadataEntry(Self.containerICCProfileKey) }
+
+    /// Attaches a container's ICC profile as side data, where the frame carries none of its
+    /// own, marked as the container's. Nothing is attached when memory runs out.
+    func attachContainerICCProfile(_ profile: [UInt8]) {
+        guard !profile.isEmpty, av_frame_get_side_data(pointer, AV_FRAME_DATA_ICC_PROFILE) == nil,
+            let side = av_frame_new_side_data(pointer, AV_FRAME_DATA_ICC_PROFILE, profile.count),
+            let data = side.pointee.data
+        else { return }
+        data.update(from: profile, count: profile.count)
+        _ = av_dict_set(&pointer.pointee.metadata, Self.containerICCProfileKey, "1", 0)
+    }
+
     /// The frame's side data of `type`, read as a `Value`; nil when absent or too small.
     private func sideData<Value>(_ type: AVFrameSideDataType, as: Value.Type) -> Value? {
         guard let side = av_frame_get_side_data(pointer, type), let data = side.pointee.data,

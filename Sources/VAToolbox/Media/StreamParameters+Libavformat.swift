@@ -47,6 +47,7 @@ extension StreamParameters {
                 rpuPresent: $0.rpuPresent, enhancementLayerPresent: $0.enhancementLayerPresent,
                 baseLayerPresent: $0.baseLayerPresent, baseLayerCompatibilityID: $0.baseLayerCompatibilityID)
         }
+        iccProfile = stream.iccProfile
     }
 
     /// A colour code point, nil for 2 (unspecified) and anything out of range.
