@@ -19,7 +19,7 @@
 //   it outputs the surface of a reference slot, so the slots are followed (walk_vp9).
 // - AV1: the tile data of each tile group (vaapi_av1.c), which starts after the uncompressed frame
 //   header: every suffix of the OBU payload starting in its first bytes is registered (walk_av1_obus,
-//   one tile per picture); a show_existing_frame is not decoded, so the 8 reference slots are
+//   one tile or several: the driver hashes the tile group's data whole); a show_existing_frame is not decoded, so the 8 reference slots are
 //   followed through the sequence header and each frame header up to refresh_frame_flags. Hashes
 //   are keyed with the picture's order_hint. Streams with film grain are decoded a second time
 //   without it, for the render target (the display surface gets the picture with grain).
@@ -372,16 +372,20 @@ static void walk_vp9(Walk *walk, const AVPacket *packet) {
 
 // MARK: - AV1
 
-// What the driver hashes for AV1: libavcodec/vaapi_av1.c (vaapi_av1_decode_slice) renders one
-// slice data buffer per tile group, the tile group's tile data, with one slice parameter buffer
-// per tile (offset and size of the tile in it); the driver hashes each tile without trailing
-// zeros. The tile data starts after the uncompressed frame header and its byte alignment (an
-// OBU_FRAME, AV1 spec 5.10) or at the start of an OBU_TILE_GROUP payload (5.11.1: with one tile
-// there is no tile_start_and_end_present_flag). Rather than parse the whole frame header, every
-// suffix of the payload that starts in its first AV1_TILE_START_SEARCH bytes is hashed: with one
-// tile per picture, the driver's hash is one of them. With several tiles the driver's hash (one
-// hash over the tiles, without the tile_size_minus_1 fields between them) matches none: such a
-// picture keeps its stamp (traced), never gets wrong pixels. Short suffixes of one picture can
+// What the driver keys AV1 pictures by: libavcodec/vaapi_av1.c (vaapi_av1_decode_slice) renders
+// one slice data buffer per tile group, the tile group's tile data (av1dec.c hands it the CBS
+// tile group's tile_data: from after the tile group header to the end of the OBU payload), with
+// one slice parameter buffer per tile (offset and size of the tile in it). The stamp hashes each
+// tile; reference mode keys a picture by the hash of its first slice data buffer as a whole, the
+// tile_size_minus_1 fields between tiles included, trailing zeros stripped (vatb_test_driver.c,
+// hash_slice_data). The tile data starts after the uncompressed frame header and its byte
+// alignment (an OBU_FRAME, AV1 spec 5.10) and the tile group header (5.11.1:
+// tile_start_and_end_present_flag when the picture has several tiles), or at the start of an
+// OBU_TILE_GROUP payload with one tile. Rather than parse the whole frame header, every suffix of
+// the payload that starts in its first AV1_TILE_START_SEARCH bytes is hashed: the driver's key is
+// one of them, for one tile or many (SVT-AV1's and libaom's tiled streams). A picture split into
+// several tile group OBUs is registered by its first only, so it keeps its stamp (traced), never
+// gets wrong pixels. Short suffixes of one picture can
 // equal another picture's whole tile data (a nearly static picture codes to a few bytes, the same
 // bytes as in other pictures decoded against other references): the hashes are keyed with the
 // picture's order_hint (vatb_reference_av1_key), which the driver has from the picture parameters,

@@ -166,6 +166,12 @@ typedef struct Context {
     uint64_t hash;
     uint32_t slices;
     uint32_t hashed_bytes;
+    // AV1: the hash of the picture's first slice data buffer as a whole (its first tile group's
+    // tile data, the tile_size_minus_1 fields between tiles included, trailing zeros stripped):
+    // the key reference mode finds the picture by, since it is a suffix of the OBU's payload
+    // whether the picture has one tile or several (vatb_reference_pictures.c).
+    uint64_t tile_group_hash;
+    bool tile_group_hashed;
     int32_t poc;
     bool poc_is_decode_index; // no POC in the parameters: the stamp's POC is the decode index
     bool continues_first_field;
@@ -953,6 +959,8 @@ static void reset_picture(Context *context) {
     context->hash = FNV_OFFSET_BASIS;
     context->slices = 0;
     context->hashed_bytes = 0;
+    context->tile_group_hash = FNV_OFFSET_BASIS;
+    context->tile_group_hashed = false;
     context->poc = 0;
     context->poc_is_decode_index = false;
     context->continues_first_field = false;
@@ -1158,6 +1166,12 @@ static void hash_slice_data(Context *context, const Buffer *buffer) {
     }
     size_t end = context->group_ends[context->group_head++];
     size_t data_size = (size_t)buffer->element_size * buffer->num_elements;
+    if (context->codec == CODEC_AV1 && !context->tile_group_hashed) {
+        size_t length = data_size;
+        while (length > 0 && buffer->data[length - 1] == 0) length--;
+        context->tile_group_hash = fnv1a(FNV_OFFSET_BASIS, buffer->data, length);
+        context->tile_group_hashed = true;
+    }
     for (; context->pending_head < end; context->pending_head++) {
         PendingSlice slice = context->pending[context->pending_head];
         if ((size_t)slice.offset + slice.size > data_size) {
@@ -1293,8 +1307,9 @@ static VAStatus vatb_EndPicture(VADriverContextP ctx, VAContextID context_id) {
             context->poc = (int32_t)context->decode_index;
         }
         stamp_picture(surface, "VATB", context, context->decode_index);
-        uint64_t key = context->codec == CODEC_AV1 ? vatb_reference_av1_key(context->hash, (unsigned int)context->poc)
-                                                   : context->hash;
+        uint64_t key = context->codec == CODEC_AV1
+            ? vatb_reference_av1_key(context->tile_group_hash, (unsigned int)context->poc)
+            : context->hash;
         fill_reference_picture(driver, surface, key, false);
         if (display != NULL) {
             stamp_picture(display, "VATB", context, context->decode_index);

@@ -108,6 +108,9 @@ extension VATestDriverTests {
             fixture("vp9-profile2-10bit.webm", "yuv420p10le"), fixture("vp9-resolution-change.ivf"),
             fixture("av1.ivf", decoder: "av1"), fixture("av1.mp4", decoder: "av1"),
             fixture("av1-10bit.mkv", "yuv420p10le", decoder: "av1"), fixture("av1.obu", decoder: "av1"),
+            // Several tiles per picture (issue 23): the driver keys a picture by its tile group's
+            // data whole, the tile size fields included.
+            fixture("av1-tiles-libaom.ivf", decoder: "av1"), fixture("av1-tiles-svtav1.ivf", decoder: "av1"),
             fixture("av1-annexb.obu", decoder: "av1"), fixture("av1-film-grain.ivf", decoder: "av1"),
             // Sizes that grow: libavcodec renews the surfaces itself for H.264, HEVC and VP9, and
             // VAToolbox gives VP8 and AV1 a new decoder (CodecSupport.hardwareSurfaceSize).
