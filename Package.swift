@@ -2,7 +2,7 @@
 import PackageDescription
 
 /// Debian packages that provide the C libraries; `Scripts/bootstrap` installs them.
-let ffmpegPackages = ["libavcodec-dev", "libavformat-dev", "libavutil-dev", "libswscale-dev"]
+let ffmpegPackages = ["libavcodec-dev", "libavformat-dev", "libavutil-dev", "libswscale-dev", "libavfilter-dev"]
 
 let package = Package(
     name: "VAToolbox",

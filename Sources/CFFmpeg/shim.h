@@ -2,6 +2,9 @@
 // FFmpeg headers for Swift, plus helpers standing in for the macros Swift cannot import.
 #include <errno.h>
 #include <libavcodec/avcodec.h>
+#include <libavfilter/avfilter.h>
+#include <libavfilter/buffersink.h>
+#include <libavfilter/buffersrc.h>
 #include <libavformat/avformat.h>
 #include <libavutil/avutil.h>
 #include <libavutil/dovi_meta.h>

@@ -12,7 +12,7 @@ enum DecodeCommand {
     static let usage = """
         usage: vatoolbox decode INPUT [-o OUT.y4m|OUT.yuv|-] [--pixel-format FOURCC] [--hwaccel auto|vaapi|none]
                                       [--device PATH] [--frames N] [--threads N] [--format y4m|yuv] [--track N]
-                                      [--frame-rate RATE]
+                                      [--frame-rate RATE] [--deinterlace bwdif|yadif[-field]]
 
         Decodes INPUT — H.264, HEVC, AV1, VP9, VP8 or MPEG-2 video: a raw H.264/HEVC Annex B stream
         (.264 .h264 .265 .h265 .hevc, or - for standard input), an IVF file (VP8, VP9, AV1), an AV1 OBU
@@ -38,6 +38,9 @@ enum DecodeCommand {
                                    default the one ffmpeg picks
               --frame-rate RATE    the frame rate of a raw stream that states none (24, 30000/1001), like
                                    ffmpeg's -framerate; 25 by default (a rate in the stream wins)
+              --deinterlace MODE   deinterlace on the CPU with libavfilter, as ffmpeg's -vf MODE does: bwdif or
+                                   yadif, a picture per picture (mode=send_frame); bwdif-field or
+                                   yadif-field, a picture per field (mode=send_field: twice the frame rate)
         """
 
     static func run(_ arguments: [String]) throws(CommandFailure) {
@@ -45,7 +48,7 @@ enum DecodeCommand {
             arguments,
             options: decoderOptions + inputOptions + [
                 OptionSpec(name: "output", short: "o"), OptionSpec(name: "pixel-format"), OptionSpec(name: "frames"),
-                OptionSpec(name: "format"),
+                OptionSpec(name: "format"), OptionSpec(name: "deinterlace"),
             ])
         if parsed.wantsHelp {
             print(usage)
@@ -68,6 +71,8 @@ enum DecodeCommand {
                 "Y4M cannot carry \(requestedFormat) pictures; write raw planes (-o OUT.yuv), or choose a planar "
                     + "--pixel-format (y420, y422, y444, y0l0, y2l0, y4l0)")
         }
+        var deinterlacer: Deinterlacer? = nil
+        if let mode = parsed.values["deinterlace"] { deinterlacer = try Self.deinterlacer(named: mode) }
         let source = try openInput(path, track: try parsed.track(), frameRate: try parsed.frameRate())
         // Y4M is planar: pictures from the GPU (NV12/P010) are converted to the planar format the
         // CPU decodes to. (A CPU session hands that format out without a copy, see DecodeLoop.)
@@ -75,18 +80,23 @@ enum DecodeCommand {
         let pixelFormat = requestedFormat ?? (writesY4M ? planar : nil)
         let output = try outputPath.map { (path) throws(CommandFailure) in try OutputFile(path: path) }
         let summaryToStandardError = outputPath == "-"
-        let timing = source.streamTiming
+        var timing = source.streamTiming
+        if deinterlacer?.rate == .field { timing.frameRate.num *= 2 }
         let writer = PictureWriter(output: output, y4m: writesY4M, format: source.formatDescription, timing: timing)
-        let total = [frameLimit, timing.frameCount].compactMap { $0 }.min()
+        let stage = deinterlacer.map { DeinterlacingStage($0, next: writer.add) }
+        let total = [frameLimit, source.streamTiming.frameCount].compactMap { $0 }.min()
         let progress = ProgressBar(total: total)
         let report = try DecodeLoop.run(
             source: source, specification: specification,
             attributes: pixelFormat.map { ImageBufferAttributes(pixelFormat: $0) }, frameLimit: frameLimit,
-            onFrame: { frame throws(CommandFailure) in try writer.add(frame) },
+            onFrame: { frame throws(CommandFailure) in
+                if let stage { try stage.add(frame) } else { try writer.add(frame) }
+            },
             progress: { progress.update(frames: $0) })
+        try stage?.finish()
         progress.finish(frames: report.frames)
         try output?.flush()
-        let lines = summary(report, source: source, output: output, y4m: writesY4M)
+        let lines = summary(report, source: source, output: output, y4m: writesY4M, deinterlacer: deinterlacer)
         for line in lines {
             if summaryToStandardError { printError(line) } else { print(line) }
         }
@@ -94,7 +104,18 @@ enum DecodeCommand {
         if let failure = report.failure { throw failure }
     }
 
-    static func summary(_ report: DecodeReport, source: SampleSource, output: OutputFile?, y4m: Bool) -> [String] {
+    /// The deinterlacer `--deinterlace MODE` names.
+    static func deinterlacer(named mode: String) throws(CommandFailure) -> Deinterlacer {
+        let parts = mode.split(separator: "-", maxSplits: 1).map(String.init)
+        guard let method = Deinterlacer.Method(rawValue: parts[0]), parts.count == 1 || parts[1] == "field" else {
+            throw .usage("option '--deinterlace' takes bwdif, yadif, bwdif-field or yadif-field, not '\(mode)'")
+        }
+        return Deinterlacer(method: method, rate: parts.count == 2 ? .field : .frame)
+    }
+
+    static func summary(
+        _ report: DecodeReport, source: SampleSource, output: OutputFile?, y4m: Bool, deinterlacer: Deinterlacer? = nil
+    ) -> [String] {
         var lines = [
             "input: \(source.name) (\(source.containerName)), "
                 + "\(source.formatDescription)",
@@ -105,6 +126,11 @@ enum DecodeCommand {
         if let track = source.trackLine { lines.insert("track: \(track)", at: 1) }
         lines += report.problemLines
         if let output { lines.append("output: \(output.name) (\(y4m ? "YUV4MPEG2" : "raw planes"))") }
+        if let deinterlacer {
+            lines.append(
+                "deinterlaced: \(deinterlacer.method.rawValue), a picture per \(deinterlacer.rate.rawValue) "
+                    + "(libavfilter, on the CPU)")
+        }
         for problem in source.diagnostics.prefix(3) { lines.append("warning: \(problem.reason)") }
         return lines
     }
@@ -177,4 +203,48 @@ final class ProgressBar {
     }
 
     private func printErrorRaw(_ text: String) { writeAll(STDERR_FILENO, Array(text.utf8)) }
+}
+
+/// Passes each decoded picture through a ``Deinterlacer`` and its progressive pictures on, numbered
+/// anew. Touched only from the session's serial output handler, and by the main thread after the
+/// session has finished.
+final class DeinterlacingStage: @unchecked Sendable {
+    private let deinterlacer: Deinterlacer
+    private let next: (DecodedFrame) throws(CommandFailure) -> Void
+    private var count = 0
+    private var damaged = false
+
+    init(_ deinterlacer: Deinterlacer, next: @escaping (DecodedFrame) throws(CommandFailure) -> Void) {
+        self.deinterlacer = deinterlacer
+        self.next = next
+    }
+
+    func add(_ frame: DecodedFrame) throws(CommandFailure) {
+        damaged = frame.damaged
+        try pass(
+            try deinterlaced { () throws(VTError) in
+                try deinterlacer.deinterlace(frame.image, presentationTimeStamp: frame.presentationTimeStamp)
+            })
+    }
+
+    /// Passes on the pictures the deinterlacer still holds.
+    func finish() throws(CommandFailure) {
+        try pass(try deinterlaced { () throws(VTError) in try deinterlacer.finish() })
+    }
+
+    private func deinterlaced(_ body: () throws(VTError) -> [Deinterlacer.Output]) throws(CommandFailure)
+        -> [Deinterlacer.Output]
+    {
+        do throws(VTError) { return try body() } catch { throw CommandFailure(error) }
+    }
+
+    private func pass(_ outputs: [Deinterlacer.Output]) throws(CommandFailure) {
+        for output in outputs {
+            try next(
+                DecodedFrame(
+                    index: count, position: count, image: output.image,
+                    presentationTimeStamp: output.presentationTimeStamp, releasedAt: .invalid, damaged: damaged))
+            count += 1
+        }
+    }
 }

@@ -1,0 +1,63 @@
+import Foundation
+import Testing
+
+@testable import VAToolbox
+
+/// `vatoolbox decode --deinterlace MODE` (issue 23): the bytes of the ffmpeg CLI's `-vf MODE`, on
+/// the CPU and, the pictures read back from the GPU, on the test driver under every personality.
+@Suite(.enabled(if: CommandRunner.hasFFmpeg && CommandRunner.hasTool))
+struct CommandLineDeinterlaceTests {
+    static let cases: [(fixture: String, mode: String)] = [
+        ("h264-mbaff.264", "bwdif"), ("h264-mbaff.264", "yadif-field"), ("mpeg2-interlaced.ts", "yadif"),
+        ("mpeg2-interlaced.ts", "bwdif-field"),
+    ]
+
+    /// ffmpeg's deinterlaced pictures as raw 4:2:0 planes.
+    static func ffmpegBytes(_ fixture: String, mode: String) throws -> Data {
+        let filter = mode.hasSuffix("-field") ? "\(mode.dropLast(6))=mode=send_field" : "\(mode)=mode=send_frame"
+        let run = try CommandRunner.ffmpeg([
+            "-threads", "1", "-i", TestData.fixtures.appendingPathComponent(fixture).path, "-map", "0:v:0", "-vf",
+            filter, "-fps_mode", "passthrough", "-pix_fmt", "yuv420p", "-f", "rawvideo", "-",
+        ])
+        try #require(run.status == 0, "ffmpeg -vf \(filter): \(run.standardError)")
+        return run.standardOutput
+    }
+
+    static func vatoolbox(
+        _ fixture: String, mode: String, hwaccel: String, environment: [String: String]? = nil
+    ) throws -> CommandRunner.Result {
+        try CommandRunner.vatoolbox(
+            [
+                "decode", TestData.fixtures.appendingPathComponent(fixture).path, "--deinterlace", mode, "--hwaccel",
+                hwaccel, "--device", "/dev/null", "--pixel-format", "y420", "-o", "-", "--format", "yuv",
+            ], environment: environment)
+    }
+
+    @Test(arguments: cases)
+    func theCPUsPicturesAreFFmpegsBytes(_ fixture: String, _ mode: String) throws {
+        let run = try Self.vatoolbox(fixture, mode: mode, hwaccel: "none")
+        #expect(run.status == 0, "\(run.standardError)")
+        #expect(!run.standardOutput.isEmpty)
+        #expect(run.standardOutput == (try Self.ffmpegBytes(fixture, mode: mode)), "\(fixture) \(mode)")
+        #expect(run.standardError.contains("deinterlaced: \(mode.hasPrefix("bwdif") ? "bwdif" : "yadif")"))
+    }
+
+    @Test(.enabled(if: TestVADriver.isBuilt), arguments: cases.prefix(2), TestVADriver.personalities)
+    func theGPUsPicturesAreTheCPUs(_ testCase: (fixture: String, mode: String), _ personality: String?) throws {
+        var extra = ["VATB_REFERENCE_STREAM": TestData.fixtures.appendingPathComponent(testCase.fixture).path]
+        extra["VATB_PERSONALITY"] = personality
+        let gpu = try Self.vatoolbox(
+            testCase.fixture, mode: testCase.mode, hwaccel: "vaapi",
+            environment: TestVADriver.subprocessEnvironment(extra))
+        #expect(gpu.status == 0, "\(gpu.standardError)")
+        #expect(gpu.standardError.contains("VA-API"), "decoded on the GPU: \(gpu.standardError)")
+        let cpu = try Self.vatoolbox(testCase.fixture, mode: testCase.mode, hwaccel: "none")
+        #expect(!gpu.standardOutput.isEmpty && gpu.standardOutput == cpu.standardOutput)
+    }
+
+    @Test func anUnknownModeIsAUsageError() throws {
+        let run = try Self.vatoolbox("h264-mbaff.264", mode: "bob", hwaccel: "none")
+        #expect(run.status == 2)
+        #expect(run.standardError.contains("bwdif, yadif, bwdif-field or yadif-field"))
+    }
+}
