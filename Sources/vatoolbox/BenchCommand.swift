@@ -11,7 +11,7 @@ import VAToolbox
 enum BenchCommand {
     static let usage = """
         usage: vatoolbox bench INPUT [--hwaccel auto|vaapi|none] [--device PATH] [--runs N] [--frames N]
-                                     [--threads N] [--json] [--svg OUT.svg] [--with-ffmpeg]
+                                     [--threads N] [--json] [--svg OUT.svg] [--with-ffmpeg] [--latency]
 
         Decodes INPUT with each path — VA-API on the GPU, libavcodec on the CPU with 1 thread and with
         N threads — several times, each run in a child process, and reports frames per second (best
@@ -27,6 +27,9 @@ enum BenchCommand {
               --json          print the report as JSON (schema "bench", version 1, in Docs/CLI.md)
               --svg OUT.svg   also draw the frames per second as an SVG bar chart
               --with-ffmpeg   add `ffmpeg -threads N -i INPUT -f null -` as a reference row
+              --latency       instead, time each picture from its sample's submission to its output in
+                              a real-time session decoding synchronously (GPU and CPU, in process): p50,
+                              p99 and max milliseconds, and the most samples a picture waited for
         """
 
     /// One row of the report.
@@ -66,6 +69,7 @@ enum BenchCommand {
             options: decoderOptions + [
                 OptionSpec(name: "runs"), OptionSpec(name: "frames"), OptionSpec(name: "json", takesValue: false),
                 OptionSpec(name: "svg"), OptionSpec(name: "with-ffmpeg", takesValue: false),
+                OptionSpec(name: "latency", takesValue: false),
             ])
         if parsed.wantsHelp {
             print(usage)
@@ -80,6 +84,25 @@ enum BenchCommand {
         let threads = try parsed.integer("threads", in: 1...256) ?? cores
         // Fail early, with the right exit status, on an input no row could read.
         let source = try openInput(path)
+        if parsed.flags.contains("latency") {
+            var rows: [LatencyBench.Row] = []
+            if specification.hardwareAcceleration != .disabled {
+                var gpu = specification
+                gpu.hardwareAcceleration = .required
+                rows.append(
+                    try LatencyBench.measure(
+                        name: "VA-API (GPU)", path: path, specification: gpu, frameLimit: frameLimit))
+            }
+            if specification.hardwareAcceleration != .required {
+                var cpu = specification
+                cpu.hardwareAcceleration = .disabled
+                rows.append(
+                    try LatencyBench.measure(
+                        name: "libavcodec (CPU)", path: path, specification: cpu, frameLimit: frameLimit))
+            }
+            for line in LatencyBench.lines(rows, input: source.name) { print(line) }
+            return
+        }
 
         var rows: [Row] = []
         if specification.hardwareAcceleration != .disabled {

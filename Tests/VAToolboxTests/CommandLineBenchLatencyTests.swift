@@ -1,0 +1,71 @@
+import Foundation
+import Testing
+
+@testable import VAToolbox
+
+/// `vatoolbox bench --latency` (issue 25, item 5): a row per path with the pictures, the
+/// submit-to-output quantiles and the most samples a picture waited for — none on a stream that
+/// cannot reorder (each picture out before its synchronous decode returns), some with B-frames.
+/// Only counts and the order of the quantiles are asserted: times are the benchmark's business.
+@Suite(.enabled(if: CommandRunner.hasTool)) struct CommandLineBenchLatencyTests {
+    struct Row {
+        var pictures: Int
+        var p50: Double
+        var p99: Double
+        var max: Double
+        var heldBack: Int
+    }
+
+    /// The rows of the report, by path name.
+    static func rows(_ text: String) -> [String: Row] {
+        var rows: [String: Row] = [:]
+        for line in text.split(separator: "\n") {
+            for name in ["VA-API (GPU)", "libavcodec (CPU)"] where line.hasPrefix("  \(name)") {
+                let fields = line.dropFirst(2 + name.count).split(separator: " ")
+                guard fields.count == 5, let pictures = Int(fields[0]), let p50 = Double(fields[1]),
+                    let p99 = Double(fields[2]), let max = Double(fields[3]), let held = Int(fields[4])
+                else { continue }
+                rows[name] = Row(pictures: pictures, p50: p50, p99: p99, max: max, heldBack: held)
+            }
+        }
+        return rows
+    }
+
+    @Test(arguments: [("h264-baseline-cavlc.264", 30, false), ("h264-high-bpyramid.264", 48, true)])
+    func theCPURowCountsEveryPictureAndWhatWasHeldBack(_ fixture: String, _ pictures: Int, _ reorders: Bool) throws {
+        let run = try CommandRunner.vatoolbox([
+            "bench", TestData.fixtures.appendingPathComponent(fixture).path, "--latency", "--hwaccel", "none",
+        ])
+        #expect(run.status == 0, "\(run.standardError)")
+        let row = try #require(Self.rows(run.text)["libavcodec (CPU)"], "\(run.text)")
+        #expect(row.pictures == pictures)
+        #expect(row.p50 <= row.p99 && row.p99 <= row.max && row.p50 > 0)
+        #expect(reorders ? row.heldBack > 0 : row.heldBack == 0, "\(fixture): \(row.heldBack)")
+        #expect(Self.rows(run.text)["VA-API (GPU)"] == nil, "--hwaccel none measures the CPU alone")
+    }
+
+    @Test(.enabled(if: TestVADriver.isBuilt))
+    func theGPURowOnTheTestDriverHoldsNothingBackOnALowDelayStream() throws {
+        let run = try CommandRunner.vatoolbox(
+            [
+                "bench", TestData.fixtures.appendingPathComponent("h264-baseline-cavlc.264").path, "--latency",
+                "--device", "/dev/null",
+            ], environment: TestVADriver.subprocessEnvironment(["VATB_LATENCY_US": "1000"]))
+        #expect(run.status == 0, "\(run.standardError)")
+        let rows = Self.rows(run.text)
+        let gpu = try #require(rows["VA-API (GPU)"], "\(run.text)")
+        #expect(gpu.pictures == 30 && gpu.heldBack == 0)
+        #expect(gpu.p50 <= gpu.p99 && gpu.p99 <= gpu.max)
+        #expect(rows["libavcodec (CPU)"]?.pictures == 30)
+    }
+
+    @Test func withoutADeviceTheGPURowSaysWhy() throws {
+        let run = try CommandRunner.vatoolbox([
+            "bench", TestData.fixtures.appendingPathComponent("h264-baseline-cavlc.264").path, "--latency", "--device",
+            "/nonexistent/renderD128",
+        ])
+        #expect(run.status == 0, "\(run.standardError)")
+        #expect(run.text.contains("VA-API (GPU)") && run.text.contains("unavailable:"))
+        #expect(Self.rows(run.text)["libavcodec (CPU)"]?.pictures == 30)
+    }
+}
