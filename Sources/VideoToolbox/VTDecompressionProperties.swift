@@ -23,7 +23,7 @@ nonisolated(unsafe) public let kVTDecompressionPropertyKey_ContentHasInterframeD
 /// The GPU's registry ID, read-only (nil: Linux has no registry; see `DecompressionSession.renderNode`) —
 /// `kVTDecompressionPropertyKey_UsingGPURegistryID`.
 nonisolated(unsafe) public let kVTDecompressionPropertyKey_UsingGPURegistryID: CFString = "UsingGPURegistryID"
-/// Deinterlacing; not supported — `kVTDecompressionPropertyKey_DeinterlaceMode`.
+/// How `kVTDecompressionProperty_FieldMode_DeinterlaceFields` deinterlaces — `kVTDecompressionPropertyKey_DeinterlaceMode`.
 nonisolated(unsafe) public let kVTDecompressionPropertyKey_DeinterlaceMode: CFString = "DeinterlaceMode"
 /// Decoding at a reduced resolution; not supported — `kVTDecompressionPropertyKey_ReducedResolutionDecode`.
 nonisolated(unsafe) public let kVTDecompressionPropertyKey_ReducedResolutionDecode: CFString = "ReducedResolutionDecode"
@@ -52,18 +52,25 @@ nonisolated(unsafe) public let kVTDecompressionPropertyKey_PixelFormatsWithReduc
 /// Settings of the output conversion; not supported (the conversion is the `ffmpeg` CLI's) —
 /// `kVTDecompressionPropertyKey_PixelTransferProperties`.
 nonisolated(unsafe) public let kVTDecompressionPropertyKey_PixelTransferProperties: CFString = "PixelTransferProperties"
-/// The top field only, a `kVTDecompressionPropertyKey_FieldMode` value the session refuses —
+/// The top field only (half height), a `kVTDecompressionPropertyKey_FieldMode` value —
 /// `kVTDecompressionProperty_FieldMode_TopFieldOnly`.
 nonisolated(unsafe) public let kVTDecompressionProperty_FieldMode_TopFieldOnly: CFString = "TopFieldOnly"
-/// The bottom field only, a `kVTDecompressionPropertyKey_FieldMode` value the session refuses —
+/// The bottom field only (half height), a `kVTDecompressionPropertyKey_FieldMode` value —
 /// `kVTDecompressionProperty_FieldMode_BottomFieldOnly`.
 nonisolated(unsafe) public let kVTDecompressionProperty_FieldMode_BottomFieldOnly: CFString = "BottomFieldOnly"
-/// One field, a `kVTDecompressionPropertyKey_FieldMode` value the session refuses —
+/// One field (the top one, half height), a `kVTDecompressionPropertyKey_FieldMode` value —
 /// `kVTDecompressionProperty_FieldMode_SingleField`.
 nonisolated(unsafe) public let kVTDecompressionProperty_FieldMode_SingleField: CFString = "SingleField"
-/// Deinterlaced fields, a `kVTDecompressionPropertyKey_FieldMode` value the session refuses —
+/// Deinterlaced pictures (as `kVTDecompressionPropertyKey_DeinterlaceMode` says), a `kVTDecompressionPropertyKey_FieldMode` value —
 /// `kVTDecompressionProperty_FieldMode_DeinterlaceFields`.
 nonisolated(unsafe) public let kVTDecompressionProperty_FieldMode_DeinterlaceFields: CFString = "DeinterlaceFields"
+/// A (0.25, 0.5, 0.25) vertical filter on each interlaced picture, the default
+/// `kVTDecompressionPropertyKey_DeinterlaceMode` — `kVTDecompressionProperty_DeinterlaceMode_VerticalFilter`.
+nonisolated(unsafe) public let kVTDecompressionProperty_DeinterlaceMode_VerticalFilter: CFString = "VerticalFilter"
+/// A temporal filter, a `kVTDecompressionPropertyKey_DeinterlaceMode` value the session refuses
+/// (`kVTPropertyNotSupportedErr`; VAToolbox's `Deinterlacer` does it) —
+/// `kVTDecompressionProperty_DeinterlaceMode_Temporal`.
+nonisolated(unsafe) public let kVTDecompressionProperty_DeinterlaceMode_Temporal: CFString = "Temporal"
 /// Every frame, a `kVTDecompressionPropertyKey_OnlyTheseFrames` value —
 /// `kVTDecompressionProperty_OnlyTheseFrames_AllFrames`.
 nonisolated(unsafe) public let kVTDecompressionProperty_OnlyTheseFrames_AllFrames: CFString = "AllFrames"

@@ -39,7 +39,7 @@ private func propertyType(_ key: DecompressionPropertyKey) -> CFString? {
     switch key {
     case .threadCount, .outputPoolRequestedMinimumBufferCount, .numberOfFramesBeingDecoded, .usingGPURegistryID:
         return kVTPropertyType_Number
-    case .fieldMode:
+    case .fieldMode, .deinterlaceMode:
         return kVTPropertyType_Enumeration
     default:
         return nil
@@ -55,7 +55,16 @@ private func propertyDescription(_ key: DecompressionPropertyKey) -> NSDictionar
         writable ? kVTPropertyReadWriteStatus_ReadWrite : kVTPropertyReadWriteStatus_ReadOnly
     description[kVTPropertyShouldBeSerializedKey] = writable ? kCFBooleanTrue : kCFBooleanFalse
     if key == .fieldMode {
-        description[kVTPropertySupportedValueListKey] = NSArray(array: [NSString(string: FieldMode.bothFields)])
+        description[kVTPropertySupportedValueListKey] = NSArray(
+            array: [
+                FieldMode.bothFields, FieldMode.topFieldOnly, FieldMode.bottomFieldOnly, FieldMode.singleField,
+                FieldMode.deinterlaceFields,
+            ].map { NSString(string: $0) })
+    }
+    if key == .deinterlaceMode {
+        description[kVTPropertySupportedValueListKey] = NSArray(array: [
+            NSString(string: DeinterlaceMode.verticalFilter)
+        ])
     }
     if key == .threadCount || key == .outputPoolRequestedMinimumBufferCount {
         description[kVTPropertySupportedValueMinimumKey] = NSNumber(value: 0)

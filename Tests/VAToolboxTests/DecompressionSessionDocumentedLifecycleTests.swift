@@ -273,7 +273,7 @@ import Testing
                 _ = before
             }
         }
-        #expect(counts == [.readWrite: 6, .readOnly: 7, .notSupported: 17])
+        #expect(counts == [.readWrite: 7, .readOnly: 7, .notSupported: 16])
         let unknown = #expect(throws: VTError.self) {
             _ = try session.property(DecompressionPropertyKey(rawValue: "unsupported"))
         }
@@ -303,9 +303,14 @@ import Testing
         #expect(try session.property(.maximizePowerEfficiency) as? Bool == false)
         #expect(try session.property(.threadCount) as? Int == 2)
         #expect(try session.property(.fieldMode) as? String == FieldMode.bothFields)
-        try session.setProperty(.fieldMode, to: FieldMode.bothFields)
+        try session.setProperty(.fieldMode, to: FieldMode.topFieldOnly)
+        #expect(try session.property(.fieldMode) as? String == FieldMode.topFieldOnly)
+        try session.setProperty(.fieldMode, to: nil)
+        #expect(try session.property(.fieldMode) as? String == FieldMode.bothFields, "nil restores the default")
+        #expect(throws: VTError.parameter) { try session.setProperty(.fieldMode, to: "AllFields") }
+        #expect(try session.property(.deinterlaceMode) as? String == DeinterlaceMode.verticalFilter)
         #expect(throws: VTError.propertyNotSupported) {
-            try session.setProperty(.fieldMode, to: FieldMode.topFieldOnly)
+            try session.setProperty(.deinterlaceMode, to: DeinterlaceMode.temporal)
         }
         // Values of the wrong type, or out of range, are parameter errors.
         #expect(throws: VTError.parameter) { try session.setProperty(.realTime, to: 1) }

@@ -33,7 +33,14 @@ import VideoToolbox
             entry(kVTDecompressionPropertyKey_ThreadCount)?[kVTPropertyTypeKey] as? NSString == kVTPropertyType_Number)
         #expect(
             entry(kVTDecompressionPropertyKey_FieldMode)?[kVTPropertySupportedValueListKey] as? NSArray
-                == [kVTDecompressionProperty_FieldMode_BothFields] as NSArray)
+                == [
+                    kVTDecompressionProperty_FieldMode_BothFields, kVTDecompressionProperty_FieldMode_TopFieldOnly,
+                    kVTDecompressionProperty_FieldMode_BottomFieldOnly, kVTDecompressionProperty_FieldMode_SingleField,
+                    kVTDecompressionProperty_FieldMode_DeinterlaceFields,
+                ] as NSArray)
+        #expect(
+            entry(kVTDecompressionPropertyKey_DeinterlaceMode)?[kVTPropertySupportedValueListKey] as? NSArray
+                == [kVTDecompressionProperty_DeinterlaceMode_VerticalFilter] as NSArray)
         #expect(
             entry(kVTDecompressionPropertyKey_UsingHardwareAcceleratedVideoDecoder)?[kVTPropertyReadWriteStatusKey]
                 as? NSString == kVTPropertyReadWriteStatus_ReadOnly)

@@ -22,8 +22,10 @@ import Synchronization
 /// planar layout (an NV12 or P010 input comes out as 4:2:0 planar: the filters take no
 /// interleaved chroma, and libavfilter converts as the ffmpeg CLI does).
 ///
-/// Not yet on the GPU (VA video processing) nor a ``DecompressionSession`` property
-/// (`kVTDecompressionPropertyKey_FieldMode`, `DeinterlaceMode`).
+/// A session's own ``DecompressionPropertyKey/fieldMode`` covers the modes that need no later
+/// picture (``FieldMode/deinterlaceFields`` with the vertical filter, one field); this is its
+/// temporal deinterlacing (`kVTDecompressionProperty_DeinterlaceMode_Temporal`). Not yet on the
+/// GPU (VA video processing).
 public final class Deinterlacer: Sendable {
     /// The filter.
     public enum Method: String, Sendable, CaseIterable {
@@ -55,8 +57,8 @@ public final class Deinterlacer: Sendable {
     public let method: Method
     /// The output rate chosen.
     public let rate: Rate
-    /// The filter graph and what it was made for, one call at a time.
-    private let state = Mutex(State())
+    /// The filter, one call at a time.
+    private let chain: Mutex<PictureFilterChain>
 
     /// Creates a deinterlacer; its filter is made at the first picture.
     ///
@@ -66,6 +68,11 @@ public final class Deinterlacer: Sendable {
     public init(method: Method = .bwdif, rate: Rate = .frame) {
         self.method = method
         self.rate = rate
+        chain = Mutex(
+            PictureFilterChain(
+                filter: method.rawValue,
+                arguments: "mode=\(rate == .frame ? "send_frame" : "send_field"):parity=auto:deint=all",
+                makesProgressivePictures: true))
     }
 
     /// Deinterlaces one picture.
@@ -79,29 +86,9 @@ public final class Deinterlacer: Sendable {
     /// - Throws: ``VTError/allocationFailed`` when memory runs out; ``VTError/parameter`` when
     ///   libavfilter refuses the picture's format; a read-back error for a GPU surface.
     public func deinterlace(_ image: PixelBuffer, presentationTimeStamp: MediaTime) throws(VTError) -> [Output] {
-        let arguments = "mode=\(rate == .frame ? "send_frame" : "send_field"):parity=auto:deint=all"
-        let filter = method.rawValue
-        return try state.withLock { (state: inout State) throws(VTError) -> [Output] in
-            try image.withFrame { (frame: Frame) throws(VTError) -> [Output] in
-                var outputs: [Output] = []
-                let key = State.Key(width: frame.width, height: frame.height, layout: frame.layout)
-                if state.key != key {
-                    outputs += try state.finish()
-                    let timescale = presentationTimeStamp.isNumeric ? presentationTimeStamp.timescale : 1
-                    let aspect = frame.sampleAspectRatio
-                    state.graph = try FilterGraph(
-                        filter: filter, arguments: arguments, width: key.width, height: key.height,
-                        layout: key.layout, timeBase: (1, timescale), sampleAspectRatio: aspect)
-                    state.key = key
-                    state.timescale = timescale
-                    state.fullRange = frame.isFullRange
-                }
-                let pts =
-                    presentationTimeStamp.isNumeric
-                    ? presentationTimeStamp.convertScale(state.timescale).value : state.count
-                state.count += 1
-                try state.graph?.send(frame, pts: pts)
-                return outputs + (try state.receiveAll())
+        try chain.withLock { (chain: inout PictureFilterChain) throws(VTError) -> [Output] in
+            try chain.send(image, time: presentationTimeStamp).map {
+                Output(image: $0.image, presentationTimeStamp: $0.time)
             }
         }
     }
@@ -109,50 +96,8 @@ public final class Deinterlacer: Sendable {
     /// Gives the pictures the filter still holds (the last input's), and starts over: the next
     /// picture starts a new filter.
     public func finish() throws(VTError) -> [Output] {
-        try state.withLock { (state: inout State) throws(VTError) -> [Output] in try state.finish() }
-    }
-
-    /// The filter graph and the pictures it was made for.
-    private struct State: ~Copyable {
-        struct Key: Equatable {
-            var width: Int
-            var height: Int
-            var layout: PixelLayout
-        }
-        var graph: FilterGraph?
-        var key: Key?
-        var timescale: Int32 = 1
-        var fullRange = false
-        /// Pictures sent, the time stamp of one without a numeric time.
-        var count: Int64 = 0
-
-        mutating func finish() throws(VTError) -> [Output] {
-            guard let graph else { return [] }
-            try graph.sendEnd()
-            let outputs = try receiveAll()
-            self.graph = nil
-            key = nil
-            count = 0
-            return outputs
-        }
-
-        func receiveAll() throws(VTError) -> [Output] {
-            guard let graph else { return [] }
-            var outputs: [Output] = []
-            while let frame = try graph.receive() {
-                let lent = frame.frame
-                let pts = lent.timeStamp
-                guard let format = PixelFormat.from(ffmpeg: lent.layout, fullRange: fullRange) else {
-                    throw VTError.pixelTransferNotSupported.with(
-                        "the deinterlacer made pixel format \(lent.layout.name ?? "\(lent.layout.rawValue)"), "
-                            + "which VAToolbox cannot hand out")
-                }
-                let base = graph.outputTimeBase
-                let time = MediaTime(value: pts * Int64(base.numerator), timescale: base.denominator)
-                outputs.append(
-                    Output(image: PixelBuffer(taking: frame, pixelFormat: format), presentationTimeStamp: time))
-            }
-            return outputs
+        try chain.withLock { (chain: inout PictureFilterChain) throws(VTError) -> [Output] in
+            try chain.finish().map { Output(image: $0.image, presentationTimeStamp: $0.time) }
         }
     }
 }

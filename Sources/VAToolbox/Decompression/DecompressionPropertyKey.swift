@@ -69,9 +69,11 @@ public struct DecompressionPropertyKey: RawRepresentable, Hashable, Sendable, Cu
     /// `kVTDecompressionPropertyKey_ThreadCount`: decoding threads. Read/write, an `Int`.
     public static let threadCount = Self(rawValue: "ThreadCount")
     /// `kVTDecompressionPropertyKey_FieldMode`: the handling of interlaced content. Read/write, a
-    /// `String`; only ``FieldMode/bothFields`` is implemented.
+    /// ``FieldMode`` `String`: both fields woven (the default), one field, or deinterlaced.
     public static let fieldMode = Self(rawValue: "FieldMode")
-    /// `kVTDecompressionPropertyKey_DeinterlaceMode`: not supported (no deinterlacing).
+    /// `kVTDecompressionPropertyKey_DeinterlaceMode`: how ``FieldMode/deinterlaceFields``
+    /// deinterlaces. Read/write, a ``DeinterlaceMode`` `String`; only
+    /// ``DeinterlaceMode/verticalFilter`` (the default) is implemented in the session.
     public static let deinterlaceMode = Self(rawValue: "DeinterlaceMode")
     /// `kVTDecompressionPropertyKey_ReducedResolutionDecode`: not supported.
     public static let reducedResolutionDecode = Self(rawValue: "ReducedResolutionDecode")
@@ -143,8 +145,8 @@ public struct DecompressionPropertyKey: RawRepresentable, Hashable, Sendable, Cu
     /// What a ``DecompressionSession`` lets an application do with this key.
     public var access: Access {
         switch self {
-        case .realTime, .maximizePowerEfficiency, .threadCount, .fieldMode, .outputPoolRequestedMinimumBufferCount,
-            .propagatePerFrameHDRDisplayMetadata:
+        case .realTime, .maximizePowerEfficiency, .threadCount, .fieldMode, .deinterlaceMode,
+            .outputPoolRequestedMinimumBufferCount, .propagatePerFrameHDRDisplayMetadata:
             .readWrite
         case .pixelBufferPool, .pixelBufferPoolIsShared, .numberOfFramesBeingDecoded,
             .minOutputPresentationTimeStampOfFramesBeingDecoded, .maxOutputPresentationTimeStampOfFramesBeingDecoded,
@@ -157,16 +159,39 @@ public struct DecompressionPropertyKey: RawRepresentable, Hashable, Sendable, Cu
 }
 
 /// The values of ``DecompressionPropertyKey/fieldMode`` — `kVTDecompressionProperty_FieldMode_…`.
+/// The session filters each picture on the CPU with libavfilter (a GPU surface is read back),
+/// before the conversion the image buffer attributes ask for.
 public enum FieldMode {
-    /// `kVTDecompressionProperty_FieldMode_BothFields`: both fields, woven into frames — what the
-    /// session does, and the only mode it accepts.
+    /// `kVTDecompressionProperty_FieldMode_BothFields`: both fields, woven into frames, as
+    /// decoded — the default.
     public static let bothFields = "BothFields"
-    /// `kVTDecompressionProperty_FieldMode_TopFieldOnly`: not implemented.
+    /// `kVTDecompressionProperty_FieldMode_TopFieldOnly`: every picture's top field (its even
+    /// lines), half its height — the ffmpeg CLI's `-vf field=type=top`.
     public static let topFieldOnly = "TopFieldOnly"
-    /// `kVTDecompressionProperty_FieldMode_BottomFieldOnly`: not implemented.
+    /// `kVTDecompressionProperty_FieldMode_BottomFieldOnly`: every picture's bottom field (its odd
+    /// lines), half its height — `-vf field=type=bottom`.
     public static let bottomFieldOnly = "BottomFieldOnly"
-    /// `kVTDecompressionProperty_FieldMode_SingleField`: not implemented.
+    /// `kVTDecompressionProperty_FieldMode_SingleField`: one field of every picture, the session's
+    /// choice: the top one (``topFieldOnly``).
     public static let singleField = "SingleField"
-    /// `kVTDecompressionProperty_FieldMode_DeinterlaceFields`: not implemented.
+    /// `kVTDecompressionProperty_FieldMode_DeinterlaceFields`: each interlaced picture
+    /// deinterlaced as ``DecompressionPropertyKey/deinterlaceMode`` says, one progressive picture
+    /// per picture; progressive pictures go out as decoded.
     public static let deinterlaceFields = "DeinterlaceFields"
+
+    /// Every field mode.
+    static let all = [bothFields, topFieldOnly, bottomFieldOnly, singleField, deinterlaceFields]
+}
+
+/// The values of ``DecompressionPropertyKey/deinterlaceMode`` —
+/// `kVTDecompressionProperty_DeinterlaceMode_…`.
+public enum DeinterlaceMode {
+    /// `kVTDecompressionProperty_DeinterlaceMode_VerticalFilter`: a (0.25, 0.5, 0.25) vertical
+    /// filter on each interlaced picture, as Apple documents it — libpostproc's linear blend
+    /// deinterlacer, the ffmpeg CLI's `-vf pp=lb`. The default.
+    public static let verticalFilter = "VerticalFilter"
+    /// `kVTDecompressionProperty_DeinterlaceMode_Temporal`: a temporal filter over the sequence of
+    /// pictures. Not in the session (its output lags its input by a picture): run the session's
+    /// pictures through a ``Deinterlacer`` (bwdif or yadif) instead.
+    public static let temporal = "Temporal"
 }

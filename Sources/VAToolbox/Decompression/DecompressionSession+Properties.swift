@@ -10,7 +10,8 @@ extension DecompressionSession {
     /// | ``DecompressionPropertyKey/threadCount`` | `Int` ≥ 0 (0: one per core) | As `realTime`. |
     /// | ``DecompressionPropertyKey/maximizePowerEfficiency`` | `Bool` | As `realTime`; `true` decodes on one thread (unless ``DecompressionPropertyKey/threadCount`` names more). |
     /// | ``DecompressionPropertyKey/outputPoolRequestedMinimumBufferCount`` | `Int` ≥ 0 | Any time: converted output comes from a new pool from the next picture on, as Apple documents. |
-    /// | ``DecompressionPropertyKey/fieldMode`` | ``FieldMode/bothFields`` | Any time (it is the only mode). |
+    /// | ``DecompressionPropertyKey/fieldMode`` | a ``FieldMode`` `String` | Any time: from the next picture handed out. |
+    /// | ``DecompressionPropertyKey/deinterlaceMode`` | ``DeinterlaceMode/verticalFilter`` | Any time (``DeinterlaceMode/temporal`` throws ``VTError/propertyNotSupported``: use a ``Deinterlacer``). |
     ///
     /// On the GPU the thread settings are kept and read back, and change nothing: the GPU
     /// decodes each picture as it comes, through one libavcodec thread. The destination image
@@ -22,7 +23,7 @@ extension DecompressionSession {
     ///     for the default.
     /// - Throws: ``VTError/propertyReadOnly`` for a key that can only be read;
     ///   ``VTError/propertyNotSupported`` for a key the session does not implement (see
-    ///   ``DecompressionPropertyKey/access``) or a field mode other than both fields;
+    ///   ``DecompressionPropertyKey/access``) or the temporal deinterlace mode;
     ///   ``VTError/parameter`` for a value of the wrong type or out of range;
     ///   ``VTError/invalidSession`` after ``invalidate()``; what opening the decoder throws when
     ///   a thread setting applies at once and libavcodec refuses it.
@@ -54,13 +55,23 @@ extension DecompressionSession {
             let on = try Self.bool(value, for: key) ?? false
             state.withLock { $0.propagatesPerFrameHDRDisplayMetadata = on }
         case .fieldMode:
-            guard let mode = value else { return }
-            guard let mode = mode as? String else {
-                throw VTError.parameter.with("\(key) takes a String, not \(type(of: mode))")
+            let mode = try Self.string(value, for: key) ?? FieldMode.bothFields
+            guard FieldMode.all.contains(mode) else {
+                throw VTError.parameter.with("\(mode) is not a field mode (\(FieldMode.all.joined(separator: ", ")))")
             }
-            guard mode == FieldMode.bothFields else {
+            state.withLock { $0.fieldMode = mode }
+            onQueueSync { decoder.setFieldFilter(FieldModeFilter.forMode(mode)) }
+        case .deinterlaceMode:
+            let mode = try Self.string(value, for: key) ?? DeinterlaceMode.verticalFilter
+            switch mode {
+            case DeinterlaceMode.verticalFilter:
+                state.withLock { $0.deinterlaceMode = mode }
+            case DeinterlaceMode.temporal:
                 throw VTError.propertyNotSupported.with(
-                    "field mode \(mode) is not implemented: the session outputs both fields woven into frames")
+                    "the temporal deinterlace mode is not in the session",
+                    hint: "run its pictures through a Deinterlacer (bwdif or yadif)")
+            default:
+                throw VTError.parameter.with("\(mode) is not a deinterlace mode (VerticalFilter, Temporal)")
             }
         default:
             throw VTError.propertyNotSupported.with("\(key) is not a property VAToolbox implements")
@@ -78,7 +89,8 @@ extension DecompressionSession {
     /// ``DecompressionPropertyKey/numberOfFramesBeingDecoded`` and
     /// ``DecompressionPropertyKey/outputPoolRequestedMinimumBufferCount`` an `Int`;
     /// the minimum and maximum output time stamps a ``MediaTime``;
-    /// ``DecompressionPropertyKey/fieldMode`` a `String`; ``DecompressionPropertyKey/pixelBufferPool``
+    /// ``DecompressionPropertyKey/fieldMode`` and ``DecompressionPropertyKey/deinterlaceMode`` a
+    /// `String`; ``DecompressionPropertyKey/pixelBufferPool``
     /// a ``PixelBufferPool`` or nil; ``DecompressionPropertyKey/usingGPURegistryID`` nil.
     ///
     /// - Throws: ``VTError/propertyNotSupported`` for a key the session does not implement;
@@ -95,7 +107,8 @@ extension DecompressionSession {
             case .propagatePerFrameHDRDisplayMetadata: state.propagatesPerFrameHDRDisplayMetadata
             case .threadCount: state.decodingThreads
             case .outputPoolRequestedMinimumBufferCount: state.outputPoolMinimumBufferCount
-            case .fieldMode: FieldMode.bothFields
+            case .fieldMode: state.fieldMode
+            case .deinterlaceMode: state.deinterlaceMode
             case .pixelBufferPool: state.pool
             case .pixelBufferPoolIsShared: false
             case .numberOfFramesBeingDecoded: state.pending.count
@@ -204,6 +217,14 @@ extension DecompressionSession {
             throw VTError.parameter.with("\(key) takes a Bool, not \(type(of: value))")
         }
         return bool
+    }
+
+    private static func string(_ value: (any Sendable)?, for key: DecompressionPropertyKey) throws(VTError) -> String? {
+        guard let value else { return nil }
+        guard let string = value as? String else {
+            throw VTError.parameter.with("\(key) takes a String, not \(type(of: value))")
+        }
+        return string
     }
 
     private static func count(_ value: (any Sendable)?, for key: DecompressionPropertyKey) throws(VTError) -> Int? {

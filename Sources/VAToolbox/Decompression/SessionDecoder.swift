@@ -17,6 +17,8 @@ final class SessionDecoder: @unchecked Sendable {
     /// The converter for requested attributes; nil hands out the decoder's pictures in the
     /// native format.
     private var transfer: PixelTransferJob?
+    /// The session's field mode, when it is not both fields.
+    private var fieldFilter: FieldModeFilter?
     /// The samples since the random access point a replay starts at, for a finish that keeps the
     /// references.
     var replay = ReplayBuffer()
@@ -158,6 +160,12 @@ final class SessionDecoder: @unchecked Sendable {
         transfer = job
     }
 
+    /// Filters each picture with `filter` from now on, before converting it (nil: the pictures as
+    /// decoded, both fields woven).
+    func setFieldFilter(_ filter: FieldModeFilter?) {
+        fieldFilter = filter
+    }
+
     /// Makes converted output come from a new pool that keeps `count` buffers, from the next picture.
     func setMinimumBufferCount(_ count: Int) {
         transfer = transfer?.withMinimumBufferCount(count)
@@ -280,22 +288,32 @@ final class SessionDecoder: @unchecked Sendable {
         let notes = frames.take(token)
         guard let pending = shared.withLock({ $0.pending.removeValue(forKey: token) }) else { return }
         let status = notes.status(decoderStatus: status)
-        guard let image, !pending.flags.contains(.doNotOutputFrame), !pending.doNotDisplay else {
+        guard let decoded = image, !pending.flags.contains(.doNotOutputFrame), !pending.doNotDisplay else {
             outputHandler(pending.output(status: status, image: nil))
             return
         }
         do throws(VTError) {
-            guard let transfer, transfer.changes(image) else {
+            // The field mode's picture (deinterlaced, or one field), then what the attributes ask for.
+            let picture: PixelBuffer
+            if let fieldFilter {
+                let time = pending.timing.presentationTimeStamp
+                picture = try waitingOnDevice(for: decoded) { () throws(VTError) in
+                    try fieldFilter.apply(decoded, time: time)
+                }
+            } else {
+                picture = decoded
+            }
+            guard let transfer, transfer.changes(picture) else {
                 // No conversion: a requested format the picture already has (the CPU's planar
                 // one) goes out as it is, without a copy; no request means the native layout.
-                var picture = try waitingOnDevice(for: image) { handOut.apply(to: image) }
-                if transfer == nil { picture = try packer.pack(picture) }
+                var handedOut = try waitingOnDevice(for: picture) { handOut.apply(to: picture) }
+                if transfer == nil { handedOut = try packer.pack(handedOut) }
                 outputHandler(
                     pending.output(
-                        status: status, image: picture, releasedAt: released, dynamicHDR: notes.dynamicHDR))
+                        status: status, image: handedOut, releasedAt: released, dynamicHDR: notes.dynamicHDR))
                 return
             }
-            let converted = try waitingOnDevice(for: image) { () throws(VTError) in try transfer.convert(image) }
+            let converted = try waitingOnDevice(for: picture) { () throws(VTError) in try transfer.convert(picture) }
             shared.withLock { $0.pool = transfer.transfer.currentPool }
             outputHandler(
                 pending.output(

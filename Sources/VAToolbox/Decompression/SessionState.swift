@@ -31,6 +31,10 @@ struct SessionState: Sendable {
     var outputPoolMinimumBufferCount = 0
     /// `kVTDecompressionPropertyKey_PropagatePerFrameHDRDisplayMetadata`.
     var propagatesPerFrameHDRDisplayMetadata = false
+    /// `kVTDecompressionPropertyKey_FieldMode` (``FieldMode``).
+    var fieldMode = FieldMode.bothFields
+    /// `kVTDecompressionPropertyKey_DeinterlaceMode` (``DeinterlaceMode``).
+    var deinterlaceMode = DeinterlaceMode.verticalFilter
     /// Set by `invalidate()` on the caller's thread, so that no frame is accepted after it; the
     /// queue then releases the back end (``SessionDecoder/Phase/released``).
     var isInvalidated = false

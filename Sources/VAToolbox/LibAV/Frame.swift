@@ -275,6 +275,12 @@ struct Frame {
             "\(environment.illuminance) \(environment.x) \(environment.y)", 0)
     }
 
+    /// Marks the frame progressive (`interlaced_frame` 0): a deinterlacer's picture.
+    func markProgressive() {
+        pointer.pointee.interlaced_frame = 0
+        pointer.pointee.top_field_first = 0
+    }
+
     /// The key under which VAToolbox keeps the transfer an `alternative_transfer_characteristics`
     /// SEI message prefers (``separateAlternativeTransfer(stated:alternative:)``).
     private static let alternativeTransferKey = "vatoolbox.alternative_transfer_characteristics"

@@ -1,0 +1,53 @@
+/// The per-picture filter a session's field mode asks for
+/// (``DecompressionPropertyKey/fieldMode``, ``DecompressionPropertyKey/deinterlaceMode``): one
+/// picture in, one out, on the CPU with libavfilter, before the conversion the image buffer
+/// attributes ask for (a GPU surface is read back first).
+///
+/// - ``FieldMode/deinterlaceFields`` with ``DeinterlaceMode/verticalFilter``: each interlaced
+///   picture (``ImageBufferAttachments/fieldCount`` 2) filtered vertically with (1 2 1)/4, as
+///   Apple documents the mode — libpostproc's linear blend deinterlacer, the ffmpeg CLI's
+///   `-vf pp=lb`; progressive pictures go out as decoded.
+/// - ``FieldMode/topFieldOnly`` (and ``FieldMode/singleField``) and ``FieldMode/bottomFieldOnly``:
+///   every picture's even or odd lines, half its height — the ffmpeg CLI's `-vf field=type=top`
+///   or `bottom`.
+///
+/// Unchecked `Sendable`: used only on the session's serial queue (from ``SessionDecoder``).
+final class FieldModeFilter: @unchecked Sendable {
+    /// The field mode it implements.
+    let mode: String
+    private let chain: PictureFilterChain
+    private let interlacedOnly: Bool
+
+    private init(mode: String, filter: String, arguments: String, deinterlaces: Bool) {
+        self.mode = mode
+        chain = PictureFilterChain(filter: filter, arguments: arguments, makesProgressivePictures: deinterlaces)
+        interlacedOnly = deinterlaces
+    }
+
+    /// The filter for a field mode; nil for ``FieldMode/bothFields`` (pictures as decoded).
+    static func forMode(_ mode: String) -> FieldModeFilter? {
+        switch mode {
+        case FieldMode.deinterlaceFields:
+            FieldModeFilter(mode: mode, filter: "pp", arguments: "lb", deinterlaces: true)
+        case FieldMode.topFieldOnly, FieldMode.singleField:
+            FieldModeFilter(mode: mode, filter: "field", arguments: "type=top", deinterlaces: false)
+        case FieldMode.bottomFieldOnly:
+            FieldModeFilter(mode: mode, filter: "field", arguments: "type=bottom", deinterlaces: false)
+        default:
+            nil
+        }
+    }
+
+    /// The picture the mode makes of `image`, shown at `time`.
+    ///
+    /// - Throws: what libavfilter or the read-back of a GPU surface throws.
+    func apply(_ image: PixelBuffer, time: MediaTime) throws(VTError) -> PixelBuffer {
+        if interlacedOnly && image.attachments.fieldCount != 2 { return image }
+        let pictures = try chain.send(image, time: time)
+        guard pictures.count == 1, let picture = pictures.first else {
+            throw VTError.pixelTransferNotSupported.with(
+                "the \(mode) filter made \(pictures.count) pictures of one")
+        }
+        return picture.image
+    }
+}
