@@ -294,10 +294,10 @@ struct Frame {
     }
 
     /// Keeps the stream's preferred transfer apart from the one its parameter sets state:
-    /// libavcodec's H.264 and HEVC decoders put the preferred one in `color_trc`
-    /// (`h264_slice.c` `h264_field_start`, `hevcdec.c` `set_side_data`); this puts the stated one
-    /// back and keeps the preferred one in the frame's metadata. Nothing is kept when memory
-    /// runs out.
+    /// libavcodec's H.264 and HEVC decoders put the preferred one in the decoder's `color_trc`,
+    /// which each picture copies (`h264_slice.c` `h264_init_ps`, `hevcdec.c`
+    /// `export_stream_params`); this puts the stated one back and keeps the preferred one in the
+    /// frame's metadata. Nothing is kept when memory runs out.
     ///
     /// - Parameters:
     ///   - stated: The transfer the video usability information states (2 when unspecified).
