@@ -169,6 +169,44 @@ struct ParsedArguments {
         }
         return PixelFormat(rawValue: value.utf8.reduce(0) { $0 << 8 | UInt32($1) })
     }
+
+    /// `--scale WxH`: the size to convert pictures to, each side 1…16384; nil when not given.
+    func scale() throws(CommandFailure) -> (width: Int, height: Int)? {
+        guard let value = values["scale"] else { return nil }
+        let sides = value.split(separator: "x", omittingEmptySubsequences: false).map { Int($0) }
+        guard sides.count == 2, let width = sides[0], let height = sides[1], (1...16384).contains(width),
+            (1...16384).contains(height)
+        else {
+            throw .usage("option '--scale' needs WIDTHxHEIGHT, each 1 to 16384, such as 640x360, not '\(value)'")
+        }
+        return (width, height)
+    }
+
+    /// `--field-mode MODE`: the session's field mode (`kVTDecompressionPropertyKey_FieldMode`);
+    /// nil when not given.
+    func fieldMode() throws(CommandFailure) -> String? {
+        guard let value = values["field-mode"] else { return nil }
+        let modes = [
+            "both": FieldMode.bothFields, "top": FieldMode.topFieldOnly, "bottom": FieldMode.bottomFieldOnly,
+            "single": FieldMode.singleField, "deinterlace": FieldMode.deinterlaceFields,
+        ]
+        guard let mode = modes[value] else {
+            throw .usage("option '--field-mode' takes both, top, bottom, single or deinterlace, not '\(value)'")
+        }
+        return mode
+    }
+
+    /// The image buffer attributes `--pixel-format` and `--scale` ask for; nil when neither is
+    /// given and `defaultFormat` is nil.
+    func imageBufferAttributes(defaultFormat: PixelFormat? = nil) throws(CommandFailure) -> ImageBufferAttributes? {
+        let format = try pixelFormat() ?? defaultFormat
+        let size = try scale()
+        guard format != nil || size != nil else { return nil }
+        var attributes = ImageBufferAttributes(pixelFormat: format)
+        attributes.width = size?.width
+        attributes.height = size?.height
+        return attributes
+    }
 }
 
 /// The options every decoding command shares.
@@ -176,6 +214,10 @@ let decoderOptions = [
     OptionSpec(name: "hwaccel"), OptionSpec(name: "device"), OptionSpec(name: "threads"),
     OptionSpec(name: "gpu-timeout"),
 ]
+
+/// The options of the commands that hand pictures out as the session makes them (decode,
+/// framemd5): conversion, size and field mode.
+let pictureOptions = [OptionSpec(name: "pixel-format"), OptionSpec(name: "scale"), OptionSpec(name: "field-mode")]
 
 /// The options of the commands that read a file's video track (decode, framemd5, snapshot,
 /// thumbnails): `--track N`, and `--frame-rate RATE` for raw streams.

@@ -10,9 +10,10 @@ import VAToolbox
 /// pictures as Y4M or raw planes, and prints a summary.
 enum DecodeCommand {
     static let usage = """
-        usage: vatoolbox decode INPUT [-o OUT.y4m|OUT.yuv|-] [--pixel-format FOURCC] [--hwaccel auto|vaapi|none]
-                                      [--device PATH] [--frames N] [--threads N] [--format y4m|yuv] [--track N]
-                                      [--frame-rate RATE] [--deinterlace bwdif|yadif[-field]]
+        usage: vatoolbox decode INPUT [-o OUT.y4m|OUT.yuv|-] [--pixel-format FOURCC] [--scale WxH]
+                                      [--field-mode MODE] [--deinterlace bwdif|yadif[-field]]
+                                      [--hwaccel auto|vaapi|none] [--device PATH] [--frames N] [--threads N]
+                                      [--format y4m|yuv] [--track N] [--frame-rate RATE]
 
         Decodes INPUT — H.264, HEVC, AV1, VP9, VP8 or MPEG-2 video: a raw H.264/HEVC Annex B stream
         (.264 .h264 .265 .h265 .hevc, or - for standard input), an IVF file (VP8, VP9, AV1), an AV1 OBU
@@ -29,6 +30,10 @@ enum DecodeCommand {
               --format y4m|yuv     the output format, whatever the name says
               --pixel-format FOURCC  convert pictures to FOURCC: 420v 420f (NV12), x420 (P010), y420 f420
                                    (I420), y422 y444 y0l0 y2l0 y4l0 (planar), BGRA
+              --scale WxH          scale pictures to W x H (bicubic, as ffmpeg's -s)
+              --field-mode MODE    the session's field mode: both (as decoded), top or bottom (one field,
+                                   ffmpeg's -vf field=type=…), single (the top one), deinterlace (the
+                                   vertical filter, ffmpeg's -vf pp=lb)
               --hwaccel MODE       auto: the GPU when a VA-API device can decode the stream, else the CPU;
                                    vaapi: the GPU or fail (exit status 3); none: the CPU
               --device PATH        the DRM render node to use, e.g. /dev/dri/renderD128
@@ -47,9 +52,9 @@ enum DecodeCommand {
         let parsed = try ParsedArguments.parse(
             arguments,
             options: decoderOptions + inputOptions + [
-                OptionSpec(name: "output", short: "o"), OptionSpec(name: "pixel-format"), OptionSpec(name: "frames"),
-                OptionSpec(name: "format"), OptionSpec(name: "deinterlace"),
-            ])
+                OptionSpec(name: "output", short: "o"), OptionSpec(name: "frames"), OptionSpec(name: "format"),
+                OptionSpec(name: "deinterlace"),
+            ] + pictureOptions)
         if parsed.wantsHelp {
             print(usage)
             return
@@ -82,17 +87,19 @@ enum DecodeCommand {
         let summaryToStandardError = outputPath == "-"
         var timing = source.streamTiming
         if deinterlacer?.rate == .field { timing.frameRate.num *= 2 }
+        // A scaled picture's aspect ratio is its own (the scale keeps the displayed shape).
+        if try parsed.scale() != nil { timing.containerAspectRatio = nil }
         let writer = PictureWriter(output: output, y4m: writesY4M, format: source.formatDescription, timing: timing)
         let stage = deinterlacer.map { DeinterlacingStage($0, next: writer.add) }
         let total = [frameLimit, source.streamTiming.frameCount].compactMap { $0 }.min()
         let progress = ProgressBar(total: total)
         let report = try DecodeLoop.run(
             source: source, specification: specification,
-            attributes: pixelFormat.map { ImageBufferAttributes(pixelFormat: $0) }, frameLimit: frameLimit,
+            attributes: try parsed.imageBufferAttributes(defaultFormat: pixelFormat), frameLimit: frameLimit,
             onFrame: { frame throws(CommandFailure) in
                 if let stage { try stage.add(frame) } else { try writer.add(frame) }
             },
-            progress: { progress.update(frames: $0) })
+            progress: { progress.update(frames: $0) }, fieldMode: try parsed.fieldMode())
         try stage?.finish()
         progress.finish(frames: report.frames)
         try output?.flush()

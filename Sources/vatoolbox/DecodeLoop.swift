@@ -137,13 +137,14 @@ enum DecodeLoop {
     ///   - progress: Called on this thread now and then with the frames so far.
     ///   - perFrameHDRMetadata: Whether the sessions propagate per-frame HDR display metadata
     ///     (``DecompressionSession/propagatesPerFrameHDRDisplayMetadata``), for ``DecodedFrame/hdr10Plus``.
+    ///   - fieldMode: The sessions' ``DecompressionPropertyKey/fieldMode``; nil for both fields.
     /// - Throws: A failure to create the session (exit status 3 when no decoder fits), to read
     ///   the input, or from `onFrame`.
     static func run(
         source: SampleSource, specification: DecoderSpecification, attributes: ImageBufferAttributes?,
         frameLimit: Int? = nil, onFrame: @escaping @Sendable (DecodedFrame) throws(CommandFailure) -> Void,
         onSample: ((SampleBuffer) -> Void)? = nil, progress: ((Int) -> Void)? = nil,
-        perFrameHDRMetadata: Bool = false
+        perFrameHDRMetadata: Bool = false, fieldMode: String? = nil
     ) throws(CommandFailure) -> DecodeReport {
         let state = Mutex(LoopState())
         let limit = frameLimit ?? Int.max
@@ -173,6 +174,7 @@ enum DecodeLoop {
                     ImageBufferAttributes(pixelFormat: DecompressionSession.planarPixelFormat(for: format)))
             }
             if perFrameHDRMetadata { session.propagatesPerFrameHDRDisplayMetadata = true }
+            if let fieldMode { try session.setProperty(.fieldMode, to: fieldMode) }
             return session
         }
         func makeBareSession(_ format: VideoFormatDescription) throws(VTError) -> DecompressionSession {

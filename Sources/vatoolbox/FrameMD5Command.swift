@@ -5,8 +5,9 @@ import VAToolbox
 /// `ffmpeg -i INPUT -f framemd5 -`, so the two outputs diff cleanly.
 enum FrameMD5Command {
     static let usage = """
-        usage: vatoolbox framemd5 INPUT [--pixel-format FOURCC] [--hwaccel auto|vaapi|none] [--device PATH]
-                                        [--threads N] [--track N] [--frame-rate RATE] [-o OUT]
+        usage: vatoolbox framemd5 INPUT [--pixel-format FOURCC] [--scale WxH] [--field-mode MODE]
+                                        [--hwaccel auto|vaapi|none] [--device PATH] [--threads N] [--track N]
+                                        [--frame-rate RATE] [-o OUT]
 
         Decodes INPUT (raw .264/.265 Annex B, IVF, .obu, .m2v, MP4, MKV/WebM, TS …; - for standard input;
         H.264, HEVC, AV1, VP9, VP8 or MPEG-2) and prints one line
@@ -17,6 +18,10 @@ enum FrameMD5Command {
           -o, --output OUT         write to OUT instead of standard output
               --pixel-format FOURCC  hash pictures converted to FOURCC (420v, x420, y420, BGRA …),
                                    like ffmpeg's -pix_fmt
+              --scale WxH          hash pictures scaled to W x H (bicubic, as ffmpeg's -s)
+              --field-mode MODE    the session's field mode: both (as decoded), top or bottom (one field,
+                                   ffmpeg's -vf field=type=…), single (the top one), deinterlace (the
+                                   vertical filter, ffmpeg's -vf pp=lb)
               --hwaccel MODE       auto (GPU when usable), vaapi (GPU or fail), none (CPU)
               --device PATH        the DRM render node to use, e.g. /dev/dri/renderD128
               --threads N          software decoding threads (0: one per core)
@@ -33,26 +38,27 @@ enum FrameMD5Command {
     static func run(_ arguments: [String]) throws(CommandFailure) {
         let parsed = try ParsedArguments.parse(
             arguments,
-            options: decoderOptions + inputOptions + [
-                OptionSpec(name: "pixel-format"), OptionSpec(name: "output", short: "o"),
-            ])
+            options: decoderOptions + inputOptions + pictureOptions + [OptionSpec(name: "output", short: "o")])
         if parsed.wantsHelp {
             print(usage)
             return
         }
         let path = try parsed.singleInput()
         let specification = try parsed.decoderSpecification()
-        let pixelFormat = try parsed.pixelFormat()
+        let attributes = try parsed.imageBufferAttributes()
+        let fieldMode = try parsed.fieldMode()
         let source = try openInput(path, track: try parsed.track(), frameRate: try parsed.frameRate())
         let output = try OutputFile(path: parsed.values["output"] ?? "-")
-        let timing = source.streamTiming
+        var timing = source.streamTiming
+        // A scaled picture's aspect ratio is its own (the scale keeps the displayed shape), as
+        // the header of ffmpeg's -s output says; the container's is for the decoded size.
+        if attributes?.width != nil || attributes?.height != nil { timing.containerAspectRatio = nil }
         let hasher = FrameHasher(
             output: output, timing: timing, reorderDelay: source.formatDescription.stream.maxNumReorderFrames)
         let report = try DecodeLoop.run(
             source: source, specification: specification,
-            attributes: pixelFormat.map { ImageBufferAttributes(pixelFormat: $0) },
-            onFrame: { frame throws(CommandFailure) in try hasher.add(frame) },
-            onSample: { hasher.record($0) })
+            attributes: attributes, onFrame: { frame throws(CommandFailure) in try hasher.add(frame) },
+            onSample: { hasher.record($0) }, fieldMode: fieldMode)
         try output.flush()
         guard report.frames > 0 else { throw .input("\(path): no picture could be decoded") }
         for line in report.problemLines { printError(line) }

@@ -55,6 +55,60 @@ struct CommandLineDeinterlaceTests {
         #expect(!gpu.standardOutput.isEmpty && gpu.standardOutput == cpu.standardOutput)
     }
 
+    /// `framemd5 --field-mode` and `--pixel-format BGRA --scale` (issue 23): the whole text of
+    /// ffmpeg's `-f framemd5` with the mode's filter, or with `-s` and `-pix_fmt bgra`, on the CPU
+    /// and, from the pictures read back, on the test driver.
+    static let frameMD5Cases: [(options: [String], ffmpeg: [String])] = [
+        (["--field-mode", "deinterlace"], ["-vf", "pp=lb"]), (["--field-mode", "top"], ["-vf", "field=type=top"]),
+        (["--pixel-format", "BGRA", "--scale", "160x128"], ["-s", "160x128", "-pix_fmt", "bgra"]),
+    ]
+
+    static func frameMD5(_ fixture: String, _ options: [String], hwaccel: String, personality: String? = nil) throws
+        -> CommandRunner.Result
+    {
+        var extra = ["VATB_REFERENCE_STREAM": TestData.fixtures.appendingPathComponent(fixture).path]
+        extra["VATB_PERSONALITY"] = personality
+        return try CommandRunner.vatoolbox(
+            [
+                "framemd5", TestData.fixtures.appendingPathComponent(fixture).path, "--hwaccel", hwaccel, "--device",
+                "/dev/null",
+            ]
+                + options, environment: hwaccel == "none" ? nil : TestVADriver.subprocessEnvironment(extra))
+    }
+
+    @Test(arguments: ["mpeg2-interlaced.ts", "h264-mbaff.264"], 0..<3)
+    func frameMD5EqualsFFmpegsWithTheFilter(_ fixture: String, _ index: Int) throws {
+        let testCase = Self.frameMD5Cases[index]
+        let ours = try Self.frameMD5(fixture, testCase.options, hwaccel: "none")
+        #expect(ours.status == 0, "\(ours.standardError)")
+        let theirs = try CommandRunner.ffmpeg(
+            ["-threads", "1", "-i", TestData.fixtures.appendingPathComponent(fixture).path] + testCase.ffmpeg + [
+                "-f", "framemd5", "-",
+            ])
+        #expect(theirs.status == 0)
+        let lines = { (text: String) in text.split(separator: "\n").filter { !$0.hasPrefix("#software") } }
+        #expect(lines(ours.text) == lines(theirs.text), "\(fixture) \(testCase.options)")
+        #expect(lines(ours.text).count > 20)
+    }
+
+    @Test(.enabled(if: TestVADriver.isBuilt), arguments: 0..<3, TestVADriver.personalities)
+    func frameMD5OnTheDriverEqualsTheCPUs(_ index: Int, _ personality: String?) throws {
+        // The GPU's pictures are NV12 and the CPU's planar: both hashed as I420.
+        var options = Self.frameMD5Cases[index].options
+        if !options.contains("--pixel-format") { options += ["--pixel-format", "y420"] }
+        let gpu = try Self.frameMD5("mpeg2-interlaced.ts", options, hwaccel: "vaapi", personality: personality)
+        #expect(gpu.status == 0, "\(gpu.standardError)")
+        let cpu = try Self.frameMD5("mpeg2-interlaced.ts", options, hwaccel: "none")
+        #expect(!gpu.text.isEmpty && gpu.text == cpu.text, "\(options) \(personality ?? "driver")")
+    }
+
+    @Test func badPictureOptionsAreUsageErrors() throws {
+        for options in [["--field-mode", "weave"], ["--scale", "0x10"], ["--scale", "640"]] {
+            let run = try Self.frameMD5("h264-mbaff.264", options, hwaccel: "none")
+            #expect(run.status == 2, "\(options): \(run.standardError)")
+        }
+    }
+
     @Test func anUnknownModeIsAUsageError() throws {
         let run = try Self.vatoolbox("h264-mbaff.264", mode: "bob", hwaccel: "none")
         #expect(run.status == 2)

@@ -91,7 +91,18 @@ final class Scaler {
         destination.pointee.colorspace = source.pointee.colorspace
         destination.pointee.color_primaries = source.pointee.color_primaries
         destination.pointee.color_trc = source.pointee.color_trc
-        destination.pointee.sample_aspect_ratio = source.pointee.sample_aspect_ratio
+        // The displayed shape stays, as the ffmpeg CLI's scale filter keeps it (vf_scale.c
+        // config_props): a known aspect ratio times (input width × output height) / (input height
+        // × output width).
+        let aspect = source.pointee.sample_aspect_ratio
+        if aspect.num > 0, aspect.den > 0 {
+            destination.pointee.sample_aspect_ratio = av_mul_q(
+                AVRational(
+                    num: destination.pointee.height * source.pointee.width,
+                    den: destination.pointee.width * source.pointee.height), aspect)
+        } else {
+            destination.pointee.sample_aspect_ratio = aspect
+        }
         destination.pointee.interlaced_frame = source.pointee.interlaced_frame
         destination.pointee.top_field_first = source.pointee.top_field_first
     }
