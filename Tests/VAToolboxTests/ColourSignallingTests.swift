@@ -165,14 +165,8 @@ extension VATestDriverTests {
             arguments: [ColourSignallingTests.alternativeStream, ColourSignallingTests.iccFile],
             TestVADriver.personalities)
         func theGPUHandsOutWhatTheCPUHandsOut(_ fixture: String, _ personality: String?) throws {
-            let samples = try TestData.samples(fixture)
-            let outputs = Outputs()
-            let session = try HardwareSessions.session(
-                samples[0].formatDescription, acceleration: .preferred,
-                faults: personality.map { ["VATB_PERSONALITY": $0] } ?? [:], outputs: outputs)
-            let onTheGPU = session.usingHardwareAcceleratedVideoDecoder
-            try decode(samples, with: session)
-            let gpu = outputs.all.compactMap { $0.imageBuffer?.attachments }
+            let (all, onTheGPU) = try HardwareSessions.decodedOnTheDriver(fixture, personality: personality)
+            let gpu = all.compactMap { $0.imageBuffer?.attachments }
             let cpu = try ColourSignallingTests.pictures(fixture).map(\.attachments)
             #expect(gpu.count == cpu.count && gpu.count == 10, "\(fixture)")
             #expect(gpu.map(\.transferFunction) == cpu.map(\.transferFunction))

@@ -31,14 +31,8 @@ extension VATestDriverTests {
 
         @Test(arguments: fixtures, TestVADriver.personalities)
         func theGPUsAttachmentsAreTheCPUs(_ fixture: String, _ personality: String?) throws {
-            let samples = try TestData.samples(fixture)
-            let outputs = Outputs()
-            let session = try HardwareSessions.session(
-                samples[0].formatDescription, acceleration: .preferred,
-                faults: personality.map { ["VATB_PERSONALITY": $0] } ?? [:], outputs: outputs)
-            let onTheGPU = session.usingHardwareAcceleratedVideoDecoder
-            try decode(samples, with: session)
-            let gpu = Self.attachments(outputs.all.compactMap(\.imageBuffer))
+            let (all, onTheGPU) = try HardwareSessions.decodedOnTheDriver(fixture, personality: personality)
+            let gpu = Self.attachments(all.compactMap(\.imageBuffer))
             let cpu = Self.attachments(try ColourSignallingTests.pictures(fixture))
             #expect(gpu.count == cpu.count && gpu.count == 10, "\(fixture)")
             for (index, (onGPU, onCPU)) in zip(gpu, cpu).enumerated() {

@@ -212,15 +212,10 @@ extension VATestDriverTests {
             arguments: [DolbyVisionTests.stream, "hevc-dolby-vision.mkv", "h264-sei-hdr.264"],
             TestVADriver.personalities)
         func theGPUHandsOutWhatTheCPUHandsOut(_ fixture: String, _ personality: String?) throws {
-            let samples = try TestData.samples(fixture)
-            let outputs = Outputs()
-            let session = try HardwareSessions.session(
-                samples[0].formatDescription, acceleration: .preferred,
-                faults: personality.map { ["VATB_PERSONALITY": $0] } ?? [:], outputs: outputs)
-            session.propagatesPerFrameHDRDisplayMetadata = true
-            let onTheGPU = session.usingHardwareAcceleratedVideoDecoder
-            try decode(samples, with: session)
-            let gpu = outputs.all.filter { $0.imageBuffer != nil }
+            let (all, onTheGPU) = try HardwareSessions.decodedOnTheDriver(fixture, personality: personality) {
+                $0.propagatesPerFrameHDRDisplayMetadata = true
+            }
+            let gpu = all.filter { $0.imageBuffer != nil }
             let cpu = try DolbyVisionTests.outputs(fixture)
             #expect(gpu.count == cpu.count && gpu.count == 10, "\(fixture)")
             #expect(gpu.map(\.dolbyVisionRPU) == cpu.map(\.dolbyVisionRPU), "\(fixture)")

@@ -68,17 +68,12 @@ extension VATestDriverTests {
     @Suite struct FieldModesOnTheGPU {
         @Test(arguments: [FieldMode.deinterlaceFields, FieldMode.bottomFieldOnly], TestVADriver.personalities)
         func theModeAppliesToTheGPUsPictures(_ mode: String, _ personality: String?) throws {
-            let samples = try TestData.samples("h264-mbaff.264")
-            let outputs = Outputs()
-            let session = try HardwareSessions.session(
-                samples[0].formatDescription, acceleration: .preferred,
-                faults: personality.map { ["VATB_PERSONALITY": $0] } ?? [:], outputs: outputs)
-            try session.setProperty(.fieldMode, to: mode)
-            let onTheGPU = session.usingHardwareAcceleratedVideoDecoder
-            try decode(samples, with: session)
-            let pictures = outputs.all.compactMap(\.imageBuffer)
-            let decodedHeight = Int(samples[0].formatDescription.dimensions.height)
-            #expect(pictures.count == 30 && outputs.all.allSatisfy { $0.status == nil })
+            let (all, onTheGPU) = try HardwareSessions.decodedOnTheDriver("h264-mbaff.264", personality: personality) {
+                try $0.setProperty(.fieldMode, to: mode)
+            }
+            let pictures = all.compactMap(\.imageBuffer)
+            let decodedHeight = Int(try TestData.samples("h264-mbaff.264")[0].formatDescription.dimensions.height)
+            #expect(pictures.count == 30 && all.allSatisfy { $0.status == nil })
             if mode == FieldMode.deinterlaceFields {
                 #expect(pictures.allSatisfy { $0.attachments.fieldCount == 1 && $0.height == decodedHeight })
             } else {

@@ -47,6 +47,23 @@ extension VATestDriverTests {
             }
         }
 
+        /// A fixture decoded on the test driver under `personality` (nil: the driver's own
+        /// behaviour), the GPU preferred, after `configure` had the session: its outputs, and
+        /// whether the session decoded on the GPU.
+        static func decodedOnTheDriver(
+            _ fixture: String, personality: String?, configure: (DecompressionSession) throws -> Void = { _ in }
+        ) throws -> (outputs: [DecompressionOutput], onTheGPU: Bool) {
+            let samples = try TestData.samples(fixture)
+            let outputs = Outputs()
+            let session = try Self.session(
+                samples[0].formatDescription, acceleration: .preferred,
+                faults: personality.map { ["VATB_PERSONALITY": $0] } ?? [:], outputs: outputs)
+            try configure(session)
+            let onTheGPU = session.usingHardwareAcceleratedVideoDecoder
+            try decode(samples, with: session)
+            return (outputs.all, onTheGPU)
+        }
+
         /// The software path's outputs for the same samples.
         static func softwareOutputs(
             _ samples: [SampleBuffer], attributes: ImageBufferAttributes? = nil

@@ -23,8 +23,11 @@ import VideoToolbox
         return try #require((root["streams"] as? [[String: Any]])?.first)
     }
 
-    /// A format description made the C way from a VAToolbox description's parameter sets.
-    static func formatDescription(_ format: VideoFormatDescription) throws -> CMVideoFormatDescription {
+    /// A format description made the C way from a VAToolbox description's parameter sets (an
+    /// HEVC one with `extensions`).
+    static func formatDescription(_ format: VideoFormatDescription, extensions: CFDictionary? = nil) throws
+        -> CMVideoFormatDescription
+    {
         let pointers = format.parameterSets.map { set -> UnsafePointer<UInt8> in
             let copy = UnsafeMutablePointer<UInt8>.allocate(capacity: set.count)
             copy.initialize(from: set, count: set.count)
@@ -36,7 +39,7 @@ import VideoToolbox
             format.codecType == .hevc
             ? CMVideoFormatDescriptionCreateFromHEVCParameterSets(
                 allocator: kCFAllocatorDefault, parameterSetCount: pointers.count, parameterSetPointers: pointers,
-                parameterSetSizes: format.parameterSets.map(\.count), nalUnitHeaderLength: 4, extensions: nil,
+                parameterSetSizes: format.parameterSets.map(\.count), nalUnitHeaderLength: 4, extensions: extensions,
                 formatDescriptionOut: &description)
             : CMVideoFormatDescriptionCreateFromH264ParameterSets(
                 allocator: kCFAllocatorDefault, parameterSetCount: pointers.count, parameterSetPointers: pointers,
@@ -828,24 +831,11 @@ import VideoToolbox
 
         let profile: [UInt8] = Array("ICC profile bytes, as they are".utf8)
         let plain = try Self.samples("hevc-main.265", codec: .hevc)
-        let parameterSets = plain[0].formatDescription.parameterSets
-        let pointers = parameterSets.map { set -> UnsafePointer<UInt8> in
-            let copy = UnsafeMutablePointer<UInt8>.allocate(capacity: set.count)
-            copy.initialize(from: set, count: set.count)
-            return UnsafePointer(copy)
-        }
-        defer { pointers.forEach { $0.deallocate() } }
         let extensions = NSMutableDictionary()
         extensions[kCMFormatDescriptionExtension_AlternativeTransferCharacteristics] =
             kCMFormatDescriptionTransferFunction_ITU_R_2100_HLG
         extensions[kCMFormatDescriptionExtension_ICCProfile] = NSData(bytes: profile, length: profile.count)
-        var description: CMFormatDescription?
-        #expect(
-            CMVideoFormatDescriptionCreateFromHEVCParameterSets(
-                allocator: nil, parameterSetCount: pointers.count, parameterSetPointers: pointers,
-                parameterSetSizes: parameterSets.map(\.count), nalUnitHeaderLength: 4, extensions: extensions,
-                formatDescriptionOut: &description) == noErr)
-        let format = try #require(description)
+        let format = try Self.formatDescription(plain[0].formatDescription, extensions: extensions)
         #expect(
             string(
                 CMFormatDescriptionGetExtension(
