@@ -74,7 +74,8 @@ enum ThumbnailsCommand {
 
         Decodes INPUT and writes a contact sheet: N pictures spread evenly over the stream, each scaled
         to W pixels wide (the height follows the picture's display aspect), in a grid, with the
-        picture's number and time stamp under it. INPUT must be a file (it is read twice).
+        picture's number and time stamp under it. INPUT must be a file: it is indexed first, then
+        each picture's group of pictures is decoded once, up to the picture (vatoolbox frames).
 
               --count N     pictures on the sheet (default 12)
               --width W     width of each picture in pixels (default 240)
@@ -100,65 +101,74 @@ enum ThumbnailsCommand {
             return
         }
         let path = try parsed.singleInput()
-        guard path != "-" else { throw .usage("thumbnails reads its input twice; give a file, not standard input") }
+        guard path != "-" else { throw .usage("thumbnails indexes its input first; give a file, not standard input") }
         guard let outputPath = parsed.values["output"] else { throw .usage("missing -o OUT.png") }
         let count = try parsed.integer("count", in: 1...1000) ?? 12
         let thumbnailWidth = try parsed.integer("width", in: 16...4096) ?? 240
         let columns = min(count, try parsed.integer("columns", in: 1...100) ?? 4)
         let specification = try parsed.decoderSpecification()
 
-        // First pass: how many pictures there are, to spread the picks (two field samples make
-        // one picture; hidden VP8/VP9/AV1 frames make none).
+        // The sampler's index counts the pictures (two field samples make one, hidden VP8/VP9/AV1
+        // frames none) without decoding; it then decodes each picked picture's group of pictures
+        // once, up to the picture, skipping what nothing refers to.
         let track = try parsed.track()
         let frameRate = try parsed.frameRate()
-        let counter = try openInput(path, track: track, frameRate: frameRate)
-        var pictures = PictureCounter()
-        while let sample = try counter.next() { pictures.add(sample) }
-        let total = pictures.pictures
-        let picks = Set((0..<count).map { ($0 * total + total / 2) / count })
+        let probe = try openInput(path, track: track, frameRate: frameRate)
+        let format = probe.formatDescription
+        let sampler: FrameSampler
+        do throws(VTError) {
+            sampler = try FrameSampler(
+                path: path, track: track, frameRate: frameRate, decoderSpecification: specification,
+                imageBufferAttributes: ImageBufferAttributes(
+                    pixelFormat: .bgra, width: thumbnailWidth, height: height(forWidth: thumbnailWidth, of: format)))
+        } catch {
+            throw CommandFailure(error)
+        }
+        let index = sampler.index
+        let total = index.frameCount
+        guard total > 0 else { throw .input("\(path): no picture could be decoded") }
+        let picks = Array(Set((0..<count).map { ($0 * total + total / 2) / count })).sorted()
+        let frames: [SampledFrame]
+        do throws(VTError) {
+            frames = try sampler.frames(at: picks)
+        } catch {
+            throw CommandFailure(error)
+        }
+        let start = index.frames.first?.presentationTimeStamp ?? .invalid
+        let timeBase = probe.streamTiming.timeBase
+        var thumbnails: [(RGBImage, String)] = []
+        var problems: [String] = []
+        for frame in frames {
+            if let status = frame.status { problems.append("picture \(frame.number): \(status.description)") }
+            guard let image = frame.image else { continue }
+            let time = frame.presentationTimeStamp
+            let seconds =
+                start.isNumeric && time.isNumeric
+                ? (time - start).seconds : Double(frame.number) * Double(timeBase.num) / Double(timeBase.den)
+            thumbnails.append((RGBImage(bgra: image), "#\(frame.number) \(clockTime(seconds))"))
+        }
+        guard !thumbnails.isEmpty else { throw .input("\(path): no picture could be decoded") }
+        let sheet = layout(thumbnails, columns: columns)
+        try sheet.writePNG(to: outputPath)
+        print("wrote a contact sheet of \(thumbnails.count) pictures (\(sheet.width)x\(sheet.height)) to \(outputPath)")
+        if let truncation = index.truncation { problems.insert("\(path) is truncated: \(truncation)", at: 0) }
+        if index.damagedSampleCount > 0 { problems.append("damaged samples: \(index.damagedSampleCount)") }
+        for line in problems { printError(line) }
+        if !problems.isEmpty { throw .input(problems.joined(separator: "; ")) }
+    }
 
-        let source = try openInput(path, track: track, frameRate: frameRate)
-        let format = source.formatDescription
-        let timing = source.streamTiming
+    /// The height of a thumbnail `width` pixels wide of a picture of `format`, by its display
+    /// aspect: even, at least 2, and at most 8 times the width (a stream may state any aspect
+    /// ratio; a picture drawn more than 8 times as tall as wide is one no sheet can show).
+    static func height(forWidth width: Int, of format: VideoFormatDescription) -> Int {
         let aspect =
             format.extensions.pixelAspectRatio.map { Double($0.horizontalSpacing) / Double($0.verticalSpacing) } ?? 1
         let displayWidth = Double(format.dimensions.width) * (aspect > 0 ? aspect : 1)
-        // The stream states the aspect ratio: a picture drawn more than 8 times as tall as wide
-        // is one no sheet can show, so the thumbnail stops there rather than allocate for it.
-        let tallest = 8 * thumbnailWidth
-        var thumbnailHeight = min(
+        let tallest = 8 * width
+        let height = min(
             tallest,
-            Int(exactly: (Double(thumbnailWidth) * Double(format.dimensions.height) / displayWidth).rounded())
-                ?? tallest)
-        thumbnailHeight = max(2, thumbnailHeight + thumbnailHeight % 2)
-        let captured = Mutex<[(index: Int, image: RGBImage, label: String)]>([])
-        let firstTime = Mutex<MediaTime?>(nil)
-        let report = try DecodeLoop.run(
-            source: source, specification: specification,
-            attributes: ImageBufferAttributes(pixelFormat: .bgra, width: thumbnailWidth, height: thumbnailHeight),
-            frameLimit: (picks.max() ?? 0) + 1,
-            onFrame: { frame in
-                let start = firstTime.withLock { first -> MediaTime? in
-                    if first == nil && frame.presentationTimeStamp.isNumeric { first = frame.presentationTimeStamp }
-                    return first
-                }
-                guard picks.contains(frame.index) else { return }
-                let seconds: Double
-                if let start, frame.presentationTimeStamp.isNumeric {
-                    seconds = (frame.presentationTimeStamp - start).seconds
-                } else {
-                    seconds = Double(frame.index) * Double(timing.timeBase.num) / Double(timing.timeBase.den)
-                }
-                let image = RGBImage(bgra: frame.image)
-                captured.withLock { $0.append((frame.index, image, "#\(frame.index) \(clockTime(seconds))")) }
-            })
-        let thumbnails = captured.withLock { $0 }.sorted { $0.index < $1.index }
-        guard !thumbnails.isEmpty else { throw .input("\(path): no picture could be decoded") }
-        let sheet = layout(thumbnails.map { ($0.image, $0.label) }, columns: columns)
-        try sheet.writePNG(to: outputPath)
-        print("wrote a contact sheet of \(thumbnails.count) pictures (\(sheet.width)x\(sheet.height)) to \(outputPath)")
-        for line in report.problemLines { printError(line) }
-        if let failure = report.failure { throw failure }
+            Int(exactly: (Double(width) * Double(format.dimensions.height) / displayWidth).rounded()) ?? tallest)
+        return max(2, height + height % 2)
     }
 
     /// The grid: pictures left to right, top to bottom, each with its label under it.

@@ -19,6 +19,7 @@ let usage = """
       framemd5 INPUT                        per-picture MD5s in the format of ffmpeg -f framemd5
       snapshot INPUT --frame N -o OUT.png   one picture as PNG
       thumbnails INPUT -o OUT.png           a contact sheet of pictures with their time stamps
+      frames INPUT --at N,… -o DIR          some pictures by number or time, each GOP decoded at most once
       bench INPUT [--json] [--svg OUT.svg]  decoding speed on the GPU (VA-API) and the CPU, side by side
       devices [--json]                      render nodes, their VA-API drivers and decode profiles, or why
                                             there are none
@@ -26,7 +27,7 @@ let usage = """
       version                               VAToolbox's version and the versions of the C libraries in use
       help                                  show this text
 
-    decoding options (decode, framemd5, snapshot, thumbnails, bench, probe --frames):
+    decoding options (decode, framemd5, snapshot, thumbnails, frames, bench, probe --frames):
       --hwaccel auto|vaapi|none   auto: the GPU when usable, else the CPU; vaapi: the GPU or fail; none: CPU
       --device PATH               the DRM render node, e.g. /dev/dri/renderD128
       --threads N                 software decoding threads (0: one per core)
@@ -53,6 +54,7 @@ let commands: [String: ([String]) throws(CommandFailure) -> Void] = [
     "framemd5": FrameMD5Command.run,
     "snapshot": SnapshotCommand.run,
     "thumbnails": ThumbnailsCommand.run,
+    "frames": FramesCommand.run,
     "bench": BenchCommand.run,
     "devices": DevicesCommand.run,
     "device-check": DeviceCheckCommand.run,

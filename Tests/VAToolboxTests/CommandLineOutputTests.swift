@@ -15,7 +15,9 @@ struct CommandLineErrorTests {
 
     @Test(
         "every command answers --help with its usage",
-        arguments: ["decode", "probe", "framemd5", "snapshot", "thumbnails", "bench", "devices", "device-check"])
+        arguments: [
+            "decode", "probe", "framemd5", "snapshot", "thumbnails", "frames", "bench", "devices", "device-check",
+        ])
     func help(_ command: String) throws {
         let result = try CommandRunner.vatoolbox([command, "--help"])
         #expect(result.status == 0)
@@ -27,7 +29,8 @@ struct CommandLineErrorTests {
         let result = try CommandRunner.vatoolbox(["help"])
         #expect(result.status == 0)
         for word in [
-            "decode", "probe", "framemd5", "snapshot", "thumbnails", "bench", "devices", "device-check", "exit status",
+            "decode", "probe", "framemd5", "snapshot", "thumbnails", "frames", "bench", "devices", "device-check",
+            "exit status",
         ] {
             #expect(result.text.contains(word))
         }

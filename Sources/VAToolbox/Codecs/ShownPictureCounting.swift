@@ -7,10 +7,23 @@ enum ShownPictures {
 }
 
 /// A codec's own counting of shown pictures, with the state its headers need (parameter sets,
-/// the sequence header in force).
+/// the sequence header in force), and its judgement of which samples nothing else needs.
 protocol ShownPictureCounting: Sendable {
     /// What `sample` shows (samples in decode order).
     mutating func shown(by sample: SampleBuffer) -> ShownPictures
+    /// Whether no later sample needs `sample` decoded: it leaves the decoder as it found it (no
+    /// reference picture, no parameter set, no state a later picture reads), so a decoder that
+    /// never sees it decodes every other picture the same. Asked after ``shown(by:)`` for the same
+    /// sample. False whenever the headers do not prove it.
+    mutating func isDisposable(_ sample: SampleBuffer) -> Bool
+}
+
+extension ShownPictureCounting {
+    /// No sample is proven disposable: VP8 (probabilities, segmentation and loop-filter deltas
+    /// persist from frame to frame, RFC 6386 §9.3–9.6) and VP9 (the next frame's motion vector
+    /// prediction reads the previous decoded frame's, `UsePrevFrameMvs`, VP9 bitstream
+    /// specification §7.2) keep state outside their reference slots.
+    func isDisposable(_ sample: SampleBuffer) -> Bool { false }
 }
 
 /// One picture per sample: the codecs whose every sample is one shown frame.

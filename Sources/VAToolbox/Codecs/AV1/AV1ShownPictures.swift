@@ -10,6 +10,17 @@ struct AV1ShownPictures: ShownPictureCounting {
         sequenceHeader = unit.activeSequenceHeader ?? sequenceHeader
         return .frames(unit.shownFrameCount)
     }
+
+    /// A temporal unit without a sequence header whose frames all have `refresh_frame_flags` 0:
+    /// AV1 keeps every state a later frame reads (references, CDFs, loop filter and
+    /// segmentation parameters, motion fields) in the reference slots (clause 7.20), so a frame
+    /// that refreshes none leaves nothing behind.
+    func isDisposable(_ sample: SampleBuffer) -> Bool {
+        guard let unit = try? AV1TemporalUnit(sample.data[...], sequenceHeader: sequenceHeader),
+            unit.sequenceHeader == nil, !unit.lacksSequenceHeader, !unit.frameHeaders.isEmpty
+        else { return false }
+        return unit.frameHeaders.allSatisfy { $0.refreshFrameFlags == 0 }
+    }
 }
 
 extension AV1CodecSupport {

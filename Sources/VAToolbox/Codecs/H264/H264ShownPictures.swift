@@ -17,6 +17,9 @@ struct H264ShownPictures: ShownPictureCounting {
         else { return .frames(1) }
         return .field
     }
+
+    /// A picture whose slices all have `nal_ref_idc` 0 (clause 7.4.1: not used for inter prediction).
+    func isDisposable(_ sample: SampleBuffer) -> Bool { sample.hasOnlyDisposableNALUnits() }
 }
 
 extension H264CodecSupport {
