@@ -1,4 +1,5 @@
 import Dispatch
+import Synchronization
 import VAToolbox
 
 #if canImport(Glibc)
@@ -12,6 +13,7 @@ enum BenchCommand {
     static let usage = """
         usage: vatoolbox bench INPUT [--hwaccel auto|vaapi|none] [--device PATH] [--runs N] [--frames N]
                                      [--threads N] [--json] [--svg OUT.svg] [--with-ffmpeg] [--latency]
+                                     [--sessions N]
 
         Decodes INPUT with each path — VA-API on the GPU, libavcodec on the CPU with 1 thread and with
         N threads — several times, each run in a child process, and reports frames per second (best
@@ -30,6 +32,10 @@ enum BenchCommand {
               --latency       instead, time each picture from its sample's submission to its output in
                               a real-time session decoding synchronously (GPU and CPU, in process): p50,
                               p99 and max milliseconds, and the most samples a picture waited for
+              --sessions N    instead, decode INPUT in N sessions at once in one process (one thread
+                              each on the CPU), per path: total and per-session frames per second,
+                              peak resident memory and GPU surfaces in use; with --with-ffmpeg, beside N
+                              ffmpeg processes at once (-threads 1; -hwaccel vaapi for the GPU row)
         """
 
     /// One row of the report.
@@ -69,7 +75,7 @@ enum BenchCommand {
             options: decoderOptions + [
                 OptionSpec(name: "runs"), OptionSpec(name: "frames"), OptionSpec(name: "json", takesValue: false),
                 OptionSpec(name: "svg"), OptionSpec(name: "with-ffmpeg", takesValue: false),
-                OptionSpec(name: "latency", takesValue: false),
+                OptionSpec(name: "latency", takesValue: false), OptionSpec(name: "sessions"),
             ])
         if parsed.wantsHelp {
             print(usage)
@@ -84,6 +90,13 @@ enum BenchCommand {
         let threads = try parsed.integer("threads", in: 1...256) ?? cores
         // Fail early, with the right exit status, on an input no row could read.
         let source = try openInput(path)
+        if let sessions = try parsed.integer("sessions", in: 1...64) {
+            let report = try SessionsBench.measure(
+                path: path, sessions: sessions, specification: specification, runs: runs, frameLimit: frameLimit,
+                withFFmpeg: parsed.flags.contains("with-ffmpeg"))
+            for line in report { print(line) }
+            return
+        }
         if parsed.flags.contains("latency") {
             var rows: [LatencyBench.Row] = []
             if specification.hardwareAcceleration != .disabled {
@@ -308,16 +321,47 @@ enum BenchCommand {
 }
 
 /// `vatoolbox bench-worker` (hidden): decodes without output for one bench run and prints
-/// `frames=N`.
+/// `frames=N`; with `--sessions N`, decodes the file in N sessions at once, each on a thread of
+/// its own, and prints one `session=` line per session before the total.
 enum BenchWorkerCommand {
     static func run(_ arguments: [String]) throws(CommandFailure) {
-        let parsed = try ParsedArguments.parse(arguments, options: decoderOptions + [OptionSpec(name: "frames")])
+        let parsed = try ParsedArguments.parse(
+            arguments, options: decoderOptions + [OptionSpec(name: "frames"), OptionSpec(name: "sessions")])
         let path = try parsed.singleInput()
-        let source = try openInput(path)
-        let report = try DecodeLoop.run(
-            source: source, specification: try parsed.decoderSpecification(), attributes: nil,
-            frameLimit: try parsed.integer("frames", in: 1...Int.max), onFrame: { _ in })
-        print("frames=\(report.frames)")
+        let specification = try parsed.decoderSpecification()
+        let frameLimit = try parsed.integer("frames", in: 1...Int.max)
+        guard let count = try parsed.integer("sessions", in: 1...64) else {
+            let report = try DecodeLoop.run(
+                source: try openInput(path), specification: specification, attributes: nil, frameLimit: frameLimit,
+                onFrame: { _ in })
+            print("frames=\(report.frames)")
+            return
+        }
+        let sources = try (0..<count).map { (_) throws(CommandFailure) -> SampleSource in try openInput(path) }
+        let reports = Mutex<[Result<DecodeReport, CommandFailure>?]>(Array(repeating: nil, count: count))
+        let group = DispatchGroup()
+        for (index, source) in sources.enumerated() {
+            // A serial queue each: GCD gives each its own thread while the decoding blocks.
+            DispatchQueue(label: "vatoolbox.bench.session.\(index)").async(group: group) {
+                let result = Result { () throws(CommandFailure) -> DecodeReport in
+                    try DecodeLoop.run(
+                        source: source, specification: specification, attributes: nil, frameLimit: frameLimit,
+                        onFrame: { _ in })
+                }
+                reports.withLock { $0[index] = result }
+            }
+        }
+        group.wait()
+        var total = 0
+        for (index, result) in reports.withLock({ $0 }).enumerated() {
+            guard let result else { continue }
+            let report = try result.get()
+            total += report.frames
+            print(
+                "session=\(index) frames=\(report.frames) seconds=\(report.seconds) gpu=\(report.usedHardware ? 1 : 0) "
+                    + "surfaces=\(report.gpuSurfaces ?? 0)")
+        }
+        print("frames=\(total)")
     }
 }
 

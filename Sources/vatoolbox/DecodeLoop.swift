@@ -40,6 +40,8 @@ struct DecodeReport {
     var startedOnHardware = false
     /// Whether it still decoded on the GPU at the end (it moves to the CPU after GPU faults).
     var usedHardware = false
+    /// The GPU surfaces the session's pool held at the end (nil on the CPU).
+    var gpuSurfaces: Int?
     var hardwareReason: String?
     /// The render node the GPU decoded on.
     var renderNode: String?
@@ -267,6 +269,7 @@ enum DecodeLoop {
             throw .input("\(error)")
         }
         report.usedHardware = session.usingHardwareAcceleratedVideoDecoder
+        report.gpuSurfaces = session.hardwareDecisions?.surfaceCount
         report.hardwareReason = session.hardwareUnavailableReason
         let final = state.withLock { $0 }
         if let stop = final.stop { throw stop }

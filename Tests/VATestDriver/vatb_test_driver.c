@@ -21,6 +21,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
@@ -217,14 +219,16 @@ typedef struct Driver {
     // every context).
     bool fault_profiles[64];
     bool any_fault_profile;
-    // VATB_LATENCY_US: a simulated GPU that decodes one picture at a time, each taking this long,
-    // with at most VATB_QUEUE_DEPTH pictures queued (vaEndPicture waits for room).
+    // VATB_LATENCY_US: a simulated GPU whose decode engines (VATB_ENGINES, shared by the whole
+    // process: see engine_timeline) decode one picture at a time each, each picture taking this
+    // long, with at most VATB_QUEUE_DEPTH pictures queued per engine (vaEndPicture waits for room).
     uint64_t latency_ns;
     uint64_t queue_depth;
-    uint64_t gpu_free_ns;
 } Driver;
 
 #define DRIVER(ctx) ((Driver *)(ctx)->pDriverData)
+
+static void read_engine_count(void);
 
 static void trace(Driver *driver, const char *call) {
     if (driver->trace) fprintf(stderr, "vatb: %s\n", call);
@@ -422,6 +426,7 @@ static void parse_environment(Driver *driver) {
     driver->latency_ns = latency != NULL ? strtoull(latency, NULL, 10) * 1000ull : 0;
     const char *depth = getenv("VATB_QUEUE_DEPTH");
     driver->queue_depth = depth != NULL && strtoull(depth, NULL, 10) > 0 ? strtoull(depth, NULL, 10) : 4;
+    read_engine_count();
 
     driver->max_width = VATB_DEFAULT_MAX_SIZE;
     driver->max_height = VATB_DEFAULT_MAX_SIZE;
@@ -985,14 +990,92 @@ static void sleep_until_ns(uint64_t deadline) {
     while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &until, NULL) == EINTR) {}
 }
 
-// Waits, without the driver's lock, until the simulated GPU has room in its queue: at most
-// queue_depth pictures waiting or running.
+// The simulated GPU's decode engines: one timeline per process, shared by every display and
+// context, as a real GPU's video engines are shared by every context decoding on it (iHD parts
+// have one or two VDBoxes; the kernel's scheduler, not the VA display, shares them out). Each
+// engine decodes one picture at a time; a picture goes to the engine free first. VATB_ENGINES
+// (1 to 16, default 1) is read at every vaInitialize; the process's displays should agree.
+// With VATB_SHARED_GPU=NAME the timeline is shared by every process that names the same GPU
+// (a file /dev/shm/vatb-gpu-NAME, its updates under flock), so that N decoding processes meet
+// the one GPU that N sessions in one process meet.
+#define VATB_MAX_ENGINES 16
+static pthread_mutex_t engine_lock = PTHREAD_MUTEX_INITIALIZER;
+static uint64_t process_engine_free_ns[VATB_MAX_ENGINES];
+static uint64_t *engine_free_ns = process_engine_free_ns;
+static int shared_gpu_fd = -1;
+static unsigned engine_count = 1;
+
+static void read_engine_count(void) {
+    const char *text = getenv("VATB_ENGINES");
+    unsigned long count = text != NULL ? strtoul(text, NULL, 10) : 1;
+    pthread_mutex_lock(&engine_lock);
+    engine_count = count < 1 ? 1 : count > VATB_MAX_ENGINES ? VATB_MAX_ENGINES : (unsigned)count;
+    const char *name = getenv("VATB_SHARED_GPU");
+    if (name != NULL && *name != 0 && shared_gpu_fd < 0) {
+        char path[256];
+        snprintf(path, sizeof(path), "/dev/shm/vatb-gpu-%s", name);
+        int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+        size_t size = sizeof(uint64_t) * VATB_MAX_ENGINES;
+        void *mapping = MAP_FAILED;
+        if (fd >= 0 && ftruncate(fd, (off_t)size) == 0)
+            mapping = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+        if (mapping != MAP_FAILED) {
+            engine_free_ns = mapping;
+            shared_gpu_fd = fd;
+        } else {
+            fprintf(stderr, "vatb: VATB_SHARED_GPU: cannot map %s; the GPU is this process's alone\n", path);
+            if (fd >= 0) close(fd);
+        }
+    }
+    pthread_mutex_unlock(&engine_lock);
+}
+
+// Takes the engines (the process's lock, and the shared GPU's file lock when there is one).
+static void lock_engines(void) {
+    pthread_mutex_lock(&engine_lock);
+    if (shared_gpu_fd >= 0)
+        while (flock(shared_gpu_fd, LOCK_EX) != 0 && errno == EINTR) {}
+}
+
+static void unlock_engines(void) {
+    if (shared_gpu_fd >= 0) flock(shared_gpu_fd, LOCK_UN);
+    pthread_mutex_unlock(&engine_lock);
+}
+
+// The engine that is free first, and when (engines locked).
+static unsigned first_free_engine(uint64_t *free_ns) {
+    unsigned best = 0;
+    for (unsigned engine = 1; engine < engine_count; engine++)
+        if (engine_free_ns[engine] < engine_free_ns[best]) best = engine;
+    *free_ns = engine_free_ns[best];
+    return best;
+}
+
+// Queues one picture of `latency` on the engine free first; returns when it will be done.
+static uint64_t schedule_picture(uint64_t latency) {
+    lock_engines();
+    uint64_t free_ns;
+    unsigned engine = first_free_engine(&free_ns);
+    uint64_t start = now_ns();
+    if (free_ns > start) start = free_ns;
+    engine_free_ns[engine] = start + latency;
+    unlock_engines();
+    return start + latency;
+}
+
+// Waits, without any lock, until the simulated GPU has room in its queue: at most queue_depth
+// pictures waiting or running on the engine free first.
 static void wait_for_queue_room(Driver *driver) {
     pthread_mutex_lock(&driver->lock);
-    uint64_t latency = driver->latency_ns, busy_until = driver->gpu_free_ns;
+    uint64_t latency = driver->latency_ns;
     uint64_t allowed = latency * (driver->queue_depth > 0 ? driver->queue_depth - 1 : 0);
     pthread_mutex_unlock(&driver->lock);
-    if (latency == 0 || busy_until <= allowed) return;
+    if (latency == 0) return;
+    lock_engines();
+    uint64_t busy_until;
+    first_free_engine(&busy_until);
+    unlock_engines();
+    if (busy_until <= allowed) return;
     sleep_until_ns(busy_until - allowed);
 }
 
@@ -1328,11 +1411,8 @@ static VAStatus vatb_EndPicture(VADriverContextP ctx, VAContextID context_id) {
         surface->interlaced = context->field_flags != 0;
         surface->damaged = injected && in_fault_window(&driver->corrupt_picture, driver->end_picture_calls);
         if (driver->latency_ns > 0) {
-            uint64_t start = now_ns();
-            if (driver->gpu_free_ns > start) start = driver->gpu_free_ns;
-            driver->gpu_free_ns = start + driver->latency_ns;
-            surface->ready_ns = driver->gpu_free_ns;
-            if (display != NULL) display->ready_ns = driver->gpu_free_ns;
+            surface->ready_ns = schedule_picture(driver->latency_ns);
+            if (display != NULL) display->ready_ns = surface->ready_ns;
         }
     }
     reset_picture(context);
