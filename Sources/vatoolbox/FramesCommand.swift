@@ -32,7 +32,9 @@ enum FramesCommand {
               --frame-rate RATE the frame rate of a raw stream that states none (default 25)
 
         The summary on standard error says how many samples were read and decoded, and how many
-        disposable ones were skipped.
+        disposable ones were skipped. A picture that cannot be decoded, damaged samples and a file cut
+        short ("INPUT is truncated: … (partial file)") are listed on standard error after the pictures
+        are written, and the exit status is then 1.
         """
 
     static func run(_ arguments: [String]) throws(CommandFailure) {
@@ -138,7 +140,13 @@ enum FramesCommand {
                 + "decoded \(statistics.samplesDecoded), skipped \(statistics.disposableSamplesSkipped) disposable, "
                 + "\(statistics.runs) runs, \(statistics.seeks) seeks"
                 + (sampler.usingHardwareAcceleratedVideoDecoder == true ? ", on the GPU" : ", on the CPU"))
-        if failures > 0 { throw .input("\(failures) pictures could not be decoded") }
+        // A file cut short or with damaged samples says so, and exits with 1, as decode does.
+        var problems: [String] = []
+        if let truncation = index.truncation { problems.append("\(path) is truncated: \(truncation)") }
+        if index.damagedSampleCount > 0 { problems.append("damaged samples: \(index.damagedSampleCount)") }
+        if failures > 0 { problems.append("\(failures) pictures could not be decoded") }
+        for line in problems.dropLast() { printError(line) }
+        if let last = problems.last { throw .input(last) }
     }
 
     /// The frame numbers `--at`, `--times` or `--every` asks for.

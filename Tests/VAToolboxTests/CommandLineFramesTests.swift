@@ -60,6 +60,16 @@ struct CommandLineFramesTests {
         #expect(first.prefix(8) == Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]))
     }
 
+    /// A file cut short: the pictures in it are written, and the cut is reported with status 1.
+    @Test func aTruncatedFileIsReportedAfterItsPictures() throws {
+        let path = Self.fixture("h264-truncated-faststart.mp4")
+        let result = try CommandRunner.vatoolbox(["frames", path, "--at", "0,20", "--md5", "--hwaccel", "none"])
+        #expect(result.status == 1, "\(result.standardError)")
+        #expect(Self.hashes(result.text).count == 2, "\(result.text)")
+        #expect(result.standardError.contains("is truncated: "), "\(result.standardError)")
+        #expect(result.standardError.contains("(partial file)"), "\(result.standardError)")
+    }
+
     @Test func badRequestsAreRefusedBeforeDecoding() throws {
         let path = Self.fixture("h264-high-bpyramid.mp4")
         let outOfRange = try CommandRunner.vatoolbox(["frames", path, "--at", "48", "--md5"])

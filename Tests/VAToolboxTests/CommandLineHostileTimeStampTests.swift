@@ -12,6 +12,7 @@ struct CommandLineHostileTimeStampTests {
         ["decode", "--hwaccel", "none", "-o", "/dev/null"],
         ["framemd5", "--hwaccel", "none"],
         ["thumbnails", "--hwaccel", "none", "--count", "4"],
+        ["frames", "--hwaccel", "none", "--every", "2", "--md5"],
         ["snapshot", "--hwaccel", "none", "--time", "100000000000000000"],
         ["probe"], ["probe", "--json"], ["probe", "--nal"],
     ]

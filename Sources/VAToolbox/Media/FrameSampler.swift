@@ -236,7 +236,9 @@ final class OutputCollector: Sendable {
     /// Takes what came out so far.
     func take() -> [Int: [DecompressionOutput]] {
         outputs.withLock { current in
-            defer { current = [:] }; return current
+            let taken = current
+            current = [:]
+            return taken
         }
     }
 }
@@ -300,7 +302,7 @@ struct SamplerState: Sendable {
             try session.decodeFrame(sample, flags: flags, frameRefcon: current)
             statistics.samplesDecoded += 1
         }
-        try decodePastOpenStart(of: run, collector: collector, specification: specification, attributes: attributes)
+        try decodePastOpenStart(of: run)
         if let session {
             try session.finishDelayedFrames()
             try session.waitForAsynchronousFrames()
@@ -313,14 +315,11 @@ struct SamplerState: Sendable {
     /// that the wanted pictures leave the decoder by the stream's own output order rather than at
     /// the drain. libavcodec's H.264 decoder hands out at a drain only the pictures it marked
     /// recovered, and after a start at a non-IDR recovery point it marks a picture recovered only
-    /// once the recovery point picture has left by the output order (`h264_select_output_frame`
-    /// in libavcodec/h264_picture.c and h264dec.c: `frame_recovered |= FRAME_RECOVERED_SEI`, and
-    /// `finalize_frame` drops an unrecovered picture): drained straight after the last wanted
+    /// once the recovery point picture has left by the output order (libavcodec/h264_slice.c,
+    /// `h264_select_output_frame`: `h->frame_recovered |= out->recovered` only there; h264dec.c,
+    /// `finalize_frame`, drops an unrecovered picture): drained straight after the last wanted
     /// sample, a trailing picture of an open GOP would be dropped.
-    private mutating func decodePastOpenStart(
-        of run: SamplingPlan.Run, collector: OutputCollector, specification: DecoderSpecification,
-        attributes: ImageBufferAttributes?
-    ) throws(VTError) {
+    private mutating func decodePastOpenStart(of run: SamplingPlan.Run) throws(VTError) {
         guard index.samples[run.start].isOpenRandomAccessPoint, let session, let format = sessionFormat else { return }
         var remaining = format.stream.maxNumReorderFrames + 1
         while remaining > 0, position < index.samples.count {
