@@ -191,6 +191,31 @@ import Testing
         #expect(sampler.path == second, "a failed open leaves the sampler where it was")
     }
 
+    /// A file replaced after it was indexed: the reader finds samples the index does not list
+    /// there, tries the run again from the start without seeking, and throws rather than hand out
+    /// another file's pictures under these frame numbers.
+    @Test func aFileReplacedSinceItWasIndexedThrowsRatherThanAnswerWrongly() throws {
+        let directory = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("clip.mp4").path
+        try FileManager.default.copyItem(
+            atPath: TestData.fixtures.appendingPathComponent("h264-high-bpyramid.mp4").path, toPath: path)
+        let sampler = try Self.sampler(path)
+        _ = try sampler.frames(at: [40])
+        let replacement = directory.appendingPathComponent("other.mp4").path
+        try FileManager.default.copyItem(
+            atPath: TestData.fixtures.appendingPathComponent("h264-main-cabac.ts").path, toPath: replacement)
+        try #require(rename(replacement, path) == 0)
+        // Going back opens the file again: the other file's samples.
+        do {
+            let frames = try sampler.frames(at: [2])
+            Issue.record("another file's picture came out as picture 2: \(frames)")
+        } catch {
+            #expect(error == VTError.sampleBufferDataFailed)
+            #expect(error.reason.contains("no longer matches its index"), "\(error)")
+        }
+    }
+
     /// The index's disposable samples against the stream's own headers, read by an independent
     /// parser: ffprobe's `-show_frames` `pict_type` of the MPEG-2 fixture (B pictures are the
     /// disposable ones).

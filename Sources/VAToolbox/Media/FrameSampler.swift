@@ -270,13 +270,48 @@ struct SamplerState: Sendable {
     /// Decodes a run: moves the reader to its first sample, sends the samples the plan decodes
     /// (the first with ``SampleAttachments/resetDecoderBeforeDecoding``, the unwanted ones with
     /// ``DecodeFrameFlags/doNotOutputFrame``), and drains the session.
+    ///
+    /// Every sample read is checked against the index by its time stamps: a reader that is not
+    /// where the index says (a seek that landed on a sample whose time stamps another shares, in a
+    /// damaged file) starts the run again from the file's start, reading on without seeking; a
+    /// second mismatch means the file changed, and throws.
     mutating func decode(
         _ run: SamplingPlan.Run, collector: OutputCollector, specification: DecoderSpecification,
         attributes: ImageBufferAttributes?
     ) throws(VTError) -> [Int: [DecompressionOutput]] {
-        try move(to: run.start)
         statistics.runs += 1
         _ = collector.take()
+        if try !send(run, seeking: true, collector: collector, specification: specification, attributes: attributes) {
+            if let session {
+                try session.finishDelayedFrames()
+                try session.waitForAsynchronousFrames()
+            }
+            _ = collector.take()
+            try reopen()
+            guard
+                try send(
+                    run, seeking: false, collector: collector, specification: specification, attributes: attributes)
+            else {
+                throw VTError.sampleBufferDataFailed.with(
+                    "\(path) no longer matches its index at sample \(position - 1)",
+                    hint: "the file changed since it was indexed: open it again")
+            }
+        }
+        try decodePastOpenStart(of: run)
+        if let session {
+            try session.finishDelayedFrames()
+            try session.waitForAsynchronousFrames()
+        }
+        return collector.take()
+    }
+
+    /// Moves to the run's first sample and sends its samples; false when a sample read is not the
+    /// one the index lists at that place.
+    private mutating func send(
+        _ run: SamplingPlan.Run, seeking: Bool, collector: OutputCollector, specification: DecoderSpecification,
+        attributes: ImageBufferAttributes?
+    ) throws(VTError) -> Bool {
+        guard try move(to: run.start, seeking: seeking) else { return false }
         var first = true
         while position <= run.end {
             guard var sample = try nextSample() else {
@@ -287,6 +322,7 @@ struct SamplerState: Sendable {
             let current = position
             position += 1
             statistics.samplesRead += 1
+            guard isListed(sample, at: current) else { return false }
             guard SamplingPlan.decodes(current, in: run, index: index) else {
                 statistics.disposableSamplesSkipped += 1
                 continue
@@ -302,12 +338,14 @@ struct SamplerState: Sendable {
             try session.decodeFrame(sample, flags: flags, frameRefcon: current)
             statistics.samplesDecoded += 1
         }
-        try decodePastOpenStart(of: run)
-        if let session {
-            try session.finishDelayedFrames()
-            try session.waitForAsynchronousFrames()
-        }
-        return collector.take()
+        return true
+    }
+
+    /// Whether `sample` has the time stamps the index lists for place `place`.
+    private func isListed(_ sample: SampleBuffer, at place: Int) -> Bool {
+        let listed = index.samples[place]
+        return sample.presentationTimeStamp == listed.presentationTimeStamp
+            && sample.decodeTimeStamp == listed.decodeTimeStamp
     }
 
     /// After a run that started at an open random access point, decodes (and does not output) the
@@ -327,6 +365,7 @@ struct SamplerState: Sendable {
             let current = position
             position += 1
             statistics.samplesRead += 1
+            guard isListed(sample, at: current) else { return }
             guard !index.samples[current].isDisposable else {
                 statistics.disposableSamplesSkipped += 1
                 continue
@@ -374,24 +413,28 @@ struct SamplerState: Sendable {
     }
 
     /// Puts the reader at sample `target`: reading on when no sync sample lies between, moving
-    /// through the container's index when one does (a seek to the target's time, then reading on
-    /// from the sample it lands on), reading again from the start to go back.
-    private mutating func move(to target: Int) throws(VTError) {
+    /// through the container's index when one does and `seeking` allows it (a seek to the
+    /// target's time, then reading on from the sample it lands on), reading again from the start
+    /// to go back. False when a sample read on the way is not the one the index lists there.
+    private mutating func move(to target: Int, seeking: Bool) throws(VTError) -> Bool {
         if target < position { try reopen() }
-        if target > position + 1, let reader = source.reader, index.samples[target].presentationTimeStamp.isNumeric,
+        if seeking, target > position + 1, let reader = source.reader,
+            index.samples[target].presentationTimeStamp.isNumeric,
             index.samples[(position + 1)..<target].contains(where: \.isSync)
         {
             try seek(reader, to: target)
         }
         while position < target {
-            guard try nextSample() != nil else {
+            guard let sample = try nextSample() else {
                 throw VTError.sampleBufferDataFailed.with(
                     "\(path) ends at sample \(position), before sample \(target) its index lists",
                     hint: "the file changed since it was indexed: open it again")
             }
+            guard isListed(sample, at: position) else { return false }
             position += 1
             statistics.samplesRead += 1
         }
+        return true
     }
 
     /// Opens the file again, at its first sample.
