@@ -31,7 +31,9 @@ enum BenchCommand {
               --with-ffmpeg   add `ffmpeg -threads N -i INPUT -f null -` as a reference row
               --latency       instead, time each picture from its sample's submission to its output in
                               a real-time session decoding synchronously (GPU and CPU, in process): p50,
-                              p99 and max milliseconds, and the most samples a picture waited for
+                              p99 and max milliseconds (medians of the runs), and the most samples a
+                              picture waited for; with --with-ffmpeg, beside the ffmpeg CLI's time per
+                              picture in its decoder (-benchmark_all, slice threads as the session's)
               --sessions N    instead, decode INPUT in N sessions at once in one process (one thread
                               each on the CPU), per path: total and per-session frames per second,
                               peak resident memory and GPU surfaces in use; with --with-ffmpeg, beside N
@@ -98,22 +100,9 @@ enum BenchCommand {
             return
         }
         if parsed.flags.contains("latency") {
-            var rows: [LatencyBench.Row] = []
-            if specification.hardwareAcceleration != .disabled {
-                var gpu = specification
-                gpu.hardwareAcceleration = .required
-                rows.append(
-                    try LatencyBench.measure(
-                        name: "VA-API (GPU)", path: path, specification: gpu, frameLimit: frameLimit))
-            }
-            if specification.hardwareAcceleration != .required {
-                var cpu = specification
-                cpu.hardwareAcceleration = .disabled
-                rows.append(
-                    try LatencyBench.measure(
-                        name: "libavcodec (CPU)", path: path, specification: cpu, frameLimit: frameLimit))
-            }
-            for line in LatencyBench.lines(rows, input: source.name) { print(line) }
+            try latency(
+                path: path, name: source.name, specification: specification, runs: runs, frameLimit: frameLimit,
+                withFFmpeg: parsed.flags.contains("with-ffmpeg"))
             return
         }
 
@@ -191,6 +180,43 @@ enum BenchCommand {
             let reason = rows.first?.reason ?? "no decoder could run"
             throw CommandFailure(message: "no decoding path could run: \(reason)", status: ExitStatus.noDecoder)
         }
+    }
+
+    /// `--latency`: rounds of each path in turn (the GPU, the CPU, and ffmpeg's decoder with
+    /// `--with-ffmpeg`), then the report.
+    private static func latency(
+        path: String, name: String, specification: DecoderSpecification, runs: Int, frameLimit: Int?,
+        withFFmpeg: Bool
+    ) throws(CommandFailure) {
+        var rows: [LatencyBench.Row] = []
+        if specification.hardwareAcceleration != .disabled {
+            rows.append(LatencyBench.Row(name: LatencyBench.gpuRowName))
+        }
+        if specification.hardwareAcceleration != .required {
+            rows.append(LatencyBench.Row(name: LatencyBench.cpuRowName))
+            if withFFmpeg { rows.append(LatencyBench.Row(name: LatencyBench.ffmpegRowName, mostHeld: nil)) }
+        }
+        for _ in 0..<runs {
+            for index in rows.indices where rows[index].available {
+                var pathSpecification = specification
+                let round: LatencyBench.Round
+                switch rows[index].name {
+                case LatencyBench.gpuRowName:
+                    pathSpecification.hardwareAcceleration = .required
+                    round = try LatencyBench.measure(
+                        path: path, specification: pathSpecification, frameLimit: frameLimit)
+                case LatencyBench.cpuRowName:
+                    pathSpecification.hardwareAcceleration = .disabled
+                    round = try LatencyBench.measure(
+                        path: path, specification: pathSpecification, frameLimit: frameLimit)
+                default:
+                    round = LatencyBench.measureFFmpeg(
+                        path: path, threads: specification.threadCount, frameLimit: frameLimit)
+                }
+                rows[index].add(round)
+            }
+        }
+        for line in LatencyBench.lines(rows, input: name, rounds: runs) { print(line) }
     }
 
     /// The last line a failed child wrote, without the tool's prefix.

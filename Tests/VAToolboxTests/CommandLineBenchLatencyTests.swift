@@ -13,19 +13,21 @@ import Testing
         var p50: Double
         var p99: Double
         var max: Double
-        var heldBack: Int
+        /// Nil where the row does not measure it ("-": the ffmpeg row).
+        var heldBack: Int?
     }
 
     /// The rows of the report, by path name.
     static func rows(_ text: String) -> [String: Row] {
         var rows: [String: Row] = [:]
         for line in text.split(separator: "\n") {
-            for name in ["VA-API (GPU)", "libavcodec (CPU)"] where line.hasPrefix("  \(name)") {
+            for name in ["VA-API (GPU)", "libavcodec (CPU)", "ffmpeg CLI, in its decoder"]
+            where line.hasPrefix("  \(name)") {
                 let fields = line.dropFirst(2 + name.count).split(separator: " ")
                 guard fields.count == 5, let pictures = Int(fields[0]), let p50 = Double(fields[1]),
-                    let p99 = Double(fields[2]), let max = Double(fields[3]), let held = Int(fields[4])
+                    let p99 = Double(fields[2]), let max = Double(fields[3]), fields[4] == "-" || Int(fields[4]) != nil
                 else { continue }
-                rows[name] = Row(pictures: pictures, p50: p50, p99: p99, max: max, heldBack: held)
+                rows[name] = Row(pictures: pictures, p50: p50, p99: p99, max: max, heldBack: Int(fields[4]))
             }
         }
         return rows
@@ -40,7 +42,8 @@ import Testing
         let row = try #require(Self.rows(run.text)["libavcodec (CPU)"], "\(run.text)")
         #expect(row.pictures == pictures)
         #expect(row.p50 <= row.p99 && row.p99 <= row.max && row.p50 > 0)
-        #expect(reorders ? row.heldBack > 0 : row.heldBack == 0, "\(fixture): \(row.heldBack)")
+        #expect(
+            reorders ? (row.heldBack ?? 0) > 0 : row.heldBack == 0, "\(fixture): \(String(describing: row.heldBack))")
         #expect(Self.rows(run.text)["VA-API (GPU)"] == nil, "--hwaccel none measures the CPU alone")
     }
 
@@ -67,5 +70,29 @@ import Testing
         #expect(run.status == 0, "\(run.standardError)")
         #expect(run.text.contains("VA-API (GPU)") && run.text.contains("unavailable:"))
         #expect(Self.rows(run.text)["libavcodec (CPU)"]?.pictures == 30)
+    }
+
+    /// With `--with-ffmpeg`, ffmpeg's time in its decoder for each picture stands beside the CPU
+    /// row (the yardstick of the latency target): one time per picture ffmpeg output — its
+    /// `-benchmark_all` reports grouped by picture, not one per decoder call (two per picture) —
+    /// and the difference of the p99s on its own line. Rounds alternate; `--runs 2` gives each
+    /// row two rounds of the same count.
+    @Test(
+        .enabled(if: CommandRunner.hasFFmpeg),
+        arguments: [("h264-baseline-cavlc.264", 30), ("h264-high-bpyramid.264", 48)])
+    func withFFmpegItsDecoderTimePerPictureStandsBeside(_ fixture: String, _ pictures: Int) throws {
+        let run = try CommandRunner.vatoolbox([
+            "bench", TestData.fixtures.appendingPathComponent(fixture).path, "--latency", "--hwaccel", "none",
+            "--with-ffmpeg", "--runs", "2",
+        ])
+        #expect(run.status == 0, "\(run.standardError)")
+        let rows = Self.rows(run.text)
+        let ffmpeg = try #require(rows["ffmpeg CLI, in its decoder"], "\(run.text)")
+        #expect(ffmpeg.pictures == pictures, "\(run.text)")
+        #expect(ffmpeg.heldBack == nil)
+        #expect(ffmpeg.p50 > 0 && ffmpeg.p50 <= ffmpeg.p99 && ffmpeg.p99 <= ffmpeg.max)
+        #expect(rows["libavcodec (CPU)"]?.pictures == pictures)
+        #expect(run.text.contains("medians of 2 alternating rounds"))
+        #expect(run.text.contains("CPU p99 over ffmpeg's p99 time per picture in its decoder: "))
     }
 }
