@@ -89,7 +89,9 @@ struct CommandLineFramesTests {
     /// decoded.
     @Test(
         .enabled(if: TestVADriver.isBuilt),
-        arguments: ["h264-high-bpyramid.mp4", "hevc-open-gop.265", "mpeg2-bframes.ts", "av1.ivf"],
+        arguments: [
+            "h264-high-bpyramid.mp4", "hevc-open-gop.265", "mpeg2-bframes.ts", "av1.ivf", "vp8-temporal-layers.ivf",
+        ],
         ["test", "ihd", "mesa"])
     func onTheTestDriverThePicturesAreTheCPUs(_ name: String, personality: String) throws {
         let path = Self.fixture(name)

@@ -14,7 +14,7 @@ import Testing
         "h264-high-bpyramid.mp4", "h264-edit-list-ends-in-gop.mp4", "h264-open-gop.mp4", "h264-open-gop.264",
         "h264-high-bpyramid.264", "hevc-open-gop.265", "hevc-main.mkv", "av1.ivf", "av1.obu",
         "av1-tiles-svtav1.ivf", "vp9-profile0.ivf", "vp8.webm", "mpeg2-progressive.m2v", "mpeg2-bframes.ts",
-        "h264-mbaff.264",
+        "h264-mbaff.264", "vp8-temporal-layers.ivf",
     ]
 
     /// The MD5s of ffmpeg's pictures, in output order, with no frame dropped or repeated.
@@ -85,7 +85,7 @@ import Testing
     /// disposable samples between — and the picture is still ffmpeg's.
     @Test(arguments: [
         "h264-high-bpyramid.mp4", "hevc-main.mkv", "mpeg2-bframes.ts", "mpeg2-progressive.m2v", "av1-tiles-svtav1.ivf",
-        "h264-open-gop.mp4", "hevc-open-gop.265",
+        "h264-open-gop.mp4", "hevc-open-gop.265", "vp8-temporal-layers.ivf",
     ])
     func everyPictureAloneSkipsWhatNothingNeeds(_ name: String) throws {
         let path = TestData.fixtures.appendingPathComponent(name).path
@@ -232,5 +232,29 @@ import Testing
         #expect(types.contains("B"))
         #expect(index.samples.filter(\.isDisposable).count == types.count { $0 == "B" })
         #expect(!index.samples.contains { $0.isDisposable && $0.isSync })
+    }
+
+    /// VP8 with libvpx's two temporal layers: the index's disposable samples are the frames
+    /// libavcodec's own reading of the headers skips as non-reference (`-skip_frame noref`,
+    /// vp8.c: a frame that refreshes no buffer with its picture), and the pictures ffmpeg
+    /// decodes without them are the full decode's others, unchanged. libvpx's ordinary stream
+    /// (every frame refreshes the last frame) has none.
+    @Test func vp8UpperTemporalLayerFramesAreTheDisposableSamples() throws {
+        let path = TestData.fixtures.appendingPathComponent("vp8-temporal-layers.ivf").path
+        let full = try Self.oracle(path)
+        let result = try CommandRunner.ffmpeg([
+            "-threads", "1", "-skip_frame", "noref", "-i", path, "-map", "0:v:0", "-fps_mode", "passthrough", "-f",
+            "framemd5", "-",
+        ])
+        try #require(result.status == 0, "\(result.standardError)")
+        let withoutNonReference = result.text.split(separator: "\n").filter { !$0.hasPrefix("#") }.compactMap {
+            $0.split(separator: ",").last?.trimmingCharacters(in: .whitespaces)
+        }
+        let index = try FrameIndex(path: path)
+        let disposable = Set(index.samples.indices.filter { index.samples[$0].isDisposable })
+        #expect(disposable.count == 12)
+        #expect(withoutNonReference == full.indices.filter { !disposable.contains($0) }.map { full[$0] })
+        let plain = try FrameIndex(path: TestData.fixtures.appendingPathComponent("vp8.ivf").path)
+        #expect(plain.samples.allSatisfy { !$0.isDisposable })
     }
 }

@@ -73,6 +73,43 @@ struct VP8BitstreamTests {
         #expect(h.refreshEntropyProbs && h.refreshLast)
     }
 
+    @Test("a droppable frame changes no reference, no saved probability and no persistent state")
+    func droppableFrames() throws {
+        let url = TestData.fixtures.appendingPathComponent("vp8-temporal-layers.ivf")
+        var reader = try IVFReader(try CodecStreams.ivfBytes(url))
+        let headers = try reader.allFrames().map { sample throws(VTError) in try VP8FrameHeader(sample.data) }
+        try #require(headers.count == 24)
+        var deltas: [Int]?
+        for (number, header) in headers.enumerated() {
+            // libvpx's two temporal layers: the upper layer's frames (odd numbers) refresh
+            // nothing; error-resilient mode keeps probabilities per frame and restates the loop
+            // filter deltas with every frame.
+            #expect(header.isDroppable(deltasInForce: deltas) == (number % 2 == 1), "frame \(number): \(header)")
+            #expect(header.refreshedReferences.isEmpty == (number % 2 == 1), "frame \(number)")
+            #expect(!header.refreshEntropyProbs && header.modeRefLfDeltaUpdate, "frame \(number)")
+            deltas = header.loopFilterDeltas(after: deltas)
+        }
+        let inter = headers[1]
+        let inForce = try #require(inter.loopFilterDeltas(after: nil))
+        #expect(!inter.isDroppable(deltasInForce: nil), "deltas updated over unknown ones may change them")
+        var changed = inForce
+        changed[0] += 1
+        #expect(!inter.isDroppable(deltasInForce: changed), "an update that changes a delta persists")
+        var saving = inter
+        saving.refreshEntropyProbs = true
+        #expect(!saving.isDroppable(deltasInForce: inForce), "saved probabilities persist")
+        var copying = inter
+        copying.copyBufferToGolden = 1
+        #expect(!copying.isDroppable(deltasInForce: inForce), "a copy between buffers changes a reference")
+        #expect(copying.refreshedReferences == ["golden=last"])
+        var mapping = inter
+        mapping.updateMbSegmentationMap = true
+        #expect(!mapping.isDroppable(deltasInForce: inForce), "a new segment map persists")
+        // A key frame resets the deltas before its own updates.
+        #expect(headers[0].loopFilterDeltas(after: changed) == headers[0].loopFilterDeltas(after: nil))
+        #expect(!headers[0].isDroppable(deltasInForce: inForce))
+    }
+
     @Test("short frames, a missing start code and a first partition past the end throw")
     func malformed() throws {
         let key: [UInt8] =

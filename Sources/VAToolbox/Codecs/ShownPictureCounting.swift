@@ -19,10 +19,11 @@ protocol ShownPictureCounting: Sendable {
 }
 
 extension ShownPictureCounting {
-    /// No sample is proven disposable: VP8 (probabilities, segmentation and loop-filter deltas
-    /// persist from frame to frame, RFC 6386 §9.3–9.6) and VP9 (the next frame's motion vector
-    /// prediction reads the previous decoded frame's, `UsePrevFrameMvs`, VP9 bitstream
-    /// specification §7.2) keep state outside their reference slots.
+    /// No sample is proven disposable: the default of the codecs that do not judge, VP9 among
+    /// them (the next frame's motion vector prediction reads the previous decoded frame's,
+    /// `UsePrevFrameMvs`, VP9 bitstream specification §7.2, so a frame that refreshes no
+    /// reference slot is still needed unless the next frame is error resilient or intra only —
+    /// which a judgement of one sample at a time cannot see).
     func isDisposable(_ sample: SampleBuffer) -> Bool { false }
 }
 

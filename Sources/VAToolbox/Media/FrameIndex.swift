@@ -35,9 +35,11 @@ public struct FrameIndex: Sendable {
         public let isSync: Bool
         /// Whether no other sample needs it decoded, by its headers: an H.264 picture with
         /// `nal_ref_idc` 0, an HEVC sub-layer non-reference picture of the highest sub-layer, an
-        /// MPEG-2 B picture, an AV1 temporal unit that refreshes no reference slot. False where
-        /// the headers do not prove it (always for VP8 and VP9, which keep state outside their
-        /// references).
+        /// MPEG-2 B picture, an AV1 temporal unit that refreshes no reference slot, a droppable
+        /// VP8 frame (``VP8FrameHeader/isDroppable(deltasInForce:)``: no reference, no saved
+        /// probabilities, no persistent state changed — libvpx's upper temporal layers). False
+        /// where the headers do not prove it (always for VP9, whose next frame may read this
+        /// one's motion vectors).
         public let isDisposable: Bool
         /// Whether it is a sync sample whose leading pictures may refer to pictures before it (an
         /// H.264 non-IDR sync sample, an HEVC CRA picture, an MPEG-2 I picture of an open GOP).

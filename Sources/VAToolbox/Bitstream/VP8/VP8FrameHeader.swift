@@ -184,6 +184,70 @@ public struct VP8FrameHeader: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// Whether decoding this frame changes nothing a later frame reads, so that a decoder that
+    /// never sees it decodes every later frame the same (a droppable frame, as libvpx's temporal
+    /// layers make them): an inter frame that refreshes no reference buffer — neither with its
+    /// own picture (`refresh_last`, `refresh_golden_frame`, `refresh_alternate_frame`) nor by a
+    /// copy between buffers (`copy_buffer_to_golden`, `copy_buffer_to_alternate`) —, keeps its
+    /// probability updates to itself (`refresh_entropy_probs` 0: §9.7, §9.11), and updates none
+    /// of the state that persists from frame to frame: the segment feature data and map (§9.3;
+    /// a frame with segmentation on but no map update reuses the previous map, which a later
+    /// frame then reads unchanged) and the loop filter deltas (§9.6) — unless the update
+    /// restates the deltas in force, as error-resilient encoders send them with every frame.
+    ///
+    /// - Parameter deltasInForce: The loop filter deltas before this frame
+    ///   (``loopFilterDeltas(after:)`` of the frames before it); nil when unknown, and then any
+    ///   update counts as a change.
+    public func isDroppable(deltasInForce: [Int]?) -> Bool {
+        guard
+            !isKeyFrame && !refreshLast && !refreshGoldenFrame && !refreshAlternateFrame && copyBufferToGolden == 0
+                && copyBufferToAlternate == 0 && !refreshEntropyProbs && !updateMbSegmentationMap
+                && !updateSegmentFeatureData
+        else { return false }
+        return !modeRefLfDeltaUpdate
+            || (deltasInForce != nil && loopFilterDeltas(after: deltasInForce) == deltasInForce)
+    }
+
+    /// The loop filter deltas in force after this frame, given those before it: the four
+    /// reference frame deltas (intra, last, golden, altref) then the four mode deltas (B_PRED,
+    /// ZEROMV, NEARESTMV…, SPLITMV). A key frame resets them to 0 before its own updates
+    /// (libavcodec's vp8.c `vp8_decode_frame_header`, libvpx's `vp8_decode_frame`); an update
+    /// replaces a value, it does not add to it (§9.6). Nil when `previous` is nil and this frame
+    /// neither resets nor sets them all.
+    public func loopFilterDeltas(after previous: [Int]?) -> [Int]? {
+        var deltas = isKeyFrame ? Array(repeating: 0, count: 8) : previous
+        guard modeRefLfDeltaUpdate else { return deltas }
+        let updates = refFrameDeltas + mbModeDeltas
+        if deltas == nil {
+            guard updates.count == 8, updates.allSatisfy({ $0 != nil }) else { return nil }
+            deltas = Array(repeating: 0, count: 8)
+        }
+        guard var result = deltas, result.count == 8 else { return nil }
+        for (index, update) in updates.enumerated() where index < 8 {
+            if let update { result[index] = update }
+        }
+        return result
+    }
+
+    /// The reference buffers this frame changes: `"last"`, `"golden"`, `"altref"` for the frame
+    /// itself, `"golden=last"` and the like for a copy (§9.7).
+    public var refreshedReferences: [String] {
+        if isKeyFrame { return ["last", "golden", "altref"] }
+        var names: [String] = []
+        if refreshLast { names.append("last") }
+        if refreshGoldenFrame {
+            names.append("golden")
+        } else if copyBufferToGolden != 0 {
+            names.append(copyBufferToGolden == 1 ? "golden=last" : "golden=altref")
+        }
+        if refreshAlternateFrame {
+            names.append("altref")
+        } else if copyBufferToAlternate != 0 {
+            names.append(copyBufferToAlternate == 1 ? "altref=last" : "altref=golden")
+        }
+        return names
+    }
+
     /// The number of DCT token partitions (1, 2, 4 or 8).
     public var numberOfDctPartitions: Int { 1 << log2NbrOfDctPartitions }
 
@@ -199,6 +263,10 @@ public struct VP8FrameHeader: Sendable, Hashable, CustomStringConvertible {
         }
         text += ", version \(version), " + (showFrame ? "shown" : "hidden")
         text += ", first partition \(firstPartitionSize) bytes, \(numberOfDctPartitions) DCT partition(s), q \(yAcQi)"
+        if !isKeyFrame {
+            let refreshed = refreshedReferences
+            text += refreshed.isEmpty ? ", refreshes no reference" : ", refreshes " + refreshed.joined(separator: "+")
+        }
         return text
     }
 }

@@ -1,8 +1,25 @@
-/// VP8: a frame shows a picture unless `show_frame` is 0 (a golden or alternate reference).
+/// VP8: a frame shows a picture unless `show_frame` is 0 (a golden or alternate reference). A
+/// droppable frame (``VP8FrameHeader/isDroppable(deltasInForce:)``) is disposable, judged with the
+/// loop filter deltas the frames before it left in force.
 struct VP8ShownPictures: ShownPictureCounting {
-    func shown(by sample: SampleBuffer) -> ShownPictures {
-        .frames((try? VP8FrameHeader(sample.data[...])).map { $0.showFrame ? 1 : 0 } ?? 1)
+    /// The loop filter deltas in force (``VP8FrameHeader/loopFilterDeltas(after:)``); nil until a
+    /// key frame, and again after a frame whose header could not be read.
+    private var loopFilterDeltas: [Int]?
+    /// The last sample's verdict, for ``isDisposable(_:)``.
+    private var lastIsDisposable = false
+
+    mutating func shown(by sample: SampleBuffer) -> ShownPictures {
+        guard let header = try? VP8FrameHeader(sample.data[...]) else {
+            loopFilterDeltas = nil
+            lastIsDisposable = false
+            return .frames(1)
+        }
+        lastIsDisposable = header.isDroppable(deltasInForce: loopFilterDeltas)
+        loopFilterDeltas = header.loopFilterDeltas(after: loopFilterDeltas)
+        return .frames(header.showFrame ? 1 : 0)
     }
+
+    func isDisposable(_ sample: SampleBuffer) -> Bool { lastIsDisposable }
 }
 
 extension VP8CodecSupport {
