@@ -387,6 +387,7 @@ enum BenchWorkerCommand {
                 "session=\(index) frames=\(report.frames) seconds=\(report.seconds) gpu=\(report.usedHardware ? 1 : 0) "
                     + "surfaces=\(report.gpuSurfaces ?? 0)")
         }
+        print("displays=\(VADevice.openDisplays.most)")
         print("frames=\(total)")
     }
 }

@@ -7,7 +7,8 @@ import VAToolbox
 /// thread each, so that its wall time and peak resident memory are the whole process's; per path
 /// (the GPU, the CPU with one decoding thread per session), and with `--with-ffmpeg` beside N
 /// ffmpeg processes started at once (`-threads 1`, or `-hwaccel vaapi` for the GPU row). Each
-/// session opens its own VA display (Docs/Hardware.md, "Many sessions").
+/// session opens its own VA display (Docs/Hardware.md, "Sessions and displays"), unless
+/// `VATOOLBOX_SHARED_VA_DISPLAY` is on; the report counts the most displays open at once.
 enum SessionsBench {
     /// One row: a path, or the ffmpeg processes.
     struct Row {
@@ -24,6 +25,9 @@ enum SessionsBench {
         var peakKiB = 0
         /// GPU surfaces held at the end, over all sessions.
         var surfaces = 0
+        /// The most VA displays open at once (the process's, or one per ffmpeg process); nil on
+        /// the CPU.
+        var displays: Int?
 
         var medianSeconds: Double? {
             guard !seconds.isEmpty else { return nil }
@@ -59,6 +63,10 @@ enum SessionsBench {
                 let fields = lines.map(Self.fields)
                 row.frames = fields.reduce(0) { $0 + (Int($1["frames"] ?? "") ?? 0) }
                 row.surfaces = fields.reduce(0) { $0 + (Int($1["surfaces"] ?? "") ?? 0) }
+                if gpu {
+                    let line = result.output.split(separator: "\n").last { $0.hasPrefix("displays=") }
+                    row.displays = line.flatMap { Int($0.dropFirst("displays=".count)) }
+                }
                 perSessionRuns.append(
                     fields.map { field in
                         let seconds = Double(field["seconds"] ?? "") ?? 0
@@ -108,6 +116,7 @@ enum SessionsBench {
         let arguments = command
         var row = Row(name: gpu ? "ffmpeg -hwaccel vaapi, processes" : "ffmpeg -threads 1, processes")
         row.frames = frames
+        if gpu { row.displays = count }
         for _ in 0..<runs {
             let results = Mutex<[ChildProcess.Result]>([])
             let start = DispatchTime.now().uptimeNanoseconds
@@ -137,7 +146,7 @@ enum SessionsBench {
     static func lines(_ rows: [Row], path: String, sessions: Int, runs: Int) -> [String] {
         var lines = [
             "sessions: \(path): \(sessions) decodes at once, median of \(runs) runs",
-            "  path                                seconds  total fps   per session fps (min/median/max)  peak RSS MiB  GPU surfaces",
+            "  path                                seconds  total fps   per session fps (min/median/max)  peak RSS MiB  GPU surfaces  VA displays",
         ]
         for row in rows {
             let name = row.name + String(repeating: " ", count: max(0, 34 - row.name.count))
@@ -155,7 +164,8 @@ enum SessionsBench {
             lines.append(
                 "  \(name) \(cell(fixed(seconds, 3), 8)) \(cell(fixed(Double(row.frames) / seconds, 1), 10))   "
                     + "\(cell(perText, 32))  \(cell(fixed(Double(row.peakKiB) / 1024, 1), 12))  "
-                    + cell(row.name.hasPrefix("VA-API") ? String(row.surfaces) : "-", 12))
+                    + cell(row.name.hasPrefix("VA-API") ? String(row.surfaces) : "-", 12) + "  "
+                    + cell(row.displays.map(String.init) ?? "-", 11))
         }
         if let ours = rows.first(where: { $0.name.hasPrefix("libavcodec") }),
             let theirs = rows.first(where: {

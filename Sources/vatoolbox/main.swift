@@ -37,6 +37,7 @@ let usage = """
       VATOOLBOX_HWACCEL=auto|vaapi|none   what --hwaccel auto means (aliases: gpu = vaapi; cpu, off, 0 = none)
       VATOOLBOX_RENDER_NODE=PATH          the render node when --device is not given
       VATOOLBOX_FFMPEG_LOG=1, VATOOLBOX_VA_LOG=1   let libavcodec/libavformat and libva log
+      VATOOLBOX_SHARED_VA_DISPLAY=1       GPU sessions share one VA display (for measuring; slower)
 
     exit status:
       0  success

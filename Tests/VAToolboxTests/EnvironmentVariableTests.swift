@@ -38,6 +38,7 @@ struct EnvironmentVariableTests {
         arguments: [
             ("VATOOLBOX_HWACCEL", "1"), ("VATOOLBOX_HWACCEL", "on"), ("VATOOLBOX_HWACCEL", "cuda"),
             ("VATOOLBOX_RENDER_NODE", "renderD128"), ("VATOOLBOX_FFMPEG_LOG", "verbose"), ("VATOOLBOX_VA_LOG", "2"),
+            ("VATOOLBOX_SHARED_VA_DISPLAY", "shared"),
         ])
     func badValueIsRefused(name: String, value: String) throws {
         let variable = try #require(EnvironmentVariable(rawValue: name))

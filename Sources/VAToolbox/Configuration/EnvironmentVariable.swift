@@ -28,6 +28,13 @@ public enum EnvironmentVariable: String, CaseIterable, Sendable {
     /// `VATOOLBOX_VA_LOG`: `1` lets libva print its informational messages (dropped by default).
     /// A switch, as ``ffmpegLog``.
     case vaLog = "VATOOLBOX_VA_LOG"
+    /// `VATOOLBOX_SHARED_VA_DISPLAY`: `1` makes every GPU session on a render node decode on the
+    /// one VA display opened for the node, instead of a display of its own (the default; see
+    /// ``VADevice``). For measuring the choice: sessions then share the driver's per-display
+    /// lock (Mesa's, the test driver's) and its fault records — a failed picture in one session
+    /// counts toward another's (Docs/Hardware.md, "Sessions and displays"). A switch, as
+    /// ``ffmpegLog``.
+    case sharedVADisplay = "VATOOLBOX_SHARED_VA_DISPLAY"
 
     /// The variable's name, for example `"VATOOLBOX_HWACCEL"`.
     public var name: String { rawValue }
@@ -39,14 +46,14 @@ public enum EnvironmentVariable: String, CaseIterable, Sendable {
             "auto, vaapi or none (aliases: preferred = auto; gpu, required = vaapi; "
                 + "cpu, software, disabled, off, 0 = none)"
         case .renderNode: "an absolute path to a DRM render node, for example /dev/dri/renderD128"
-        case .ffmpegLog, .vaLog: "1, true, yes, on or 0, false, no, off"
+        case .ffmpegLog, .vaLog, .sharedVADisplay: "1, true, yes, on or 0, false, no, off"
         }
     }
 
     /// The variable's value in this process's environment; nil when unset or empty.
     public var value: String? { Self.lookup(name) }
 
-    /// Whether a switch variable (``ffmpegLog``, ``vaLog``) is on. Unset, empty or a value it does
+    /// Whether a switch variable (``ffmpegLog``, ``vaLog``, ``sharedVADisplay``) is on. Unset, empty or a value it does
     /// not take (which ``validateAll()`` refuses) count as off.
     public var isOn: Bool { (try? Self.switchValue(self, value)) == true }
 

@@ -84,8 +84,9 @@ final class VAAPIBackend: DecoderBackend {
         extraSurfaces: Int, realTime: Bool = false, maximumPixels: Int = 8192 * 8192
     ) throws(VTError) {
         // A display of its own (see the type's discussion); the shared one if the node cannot be
-        // opened again.
-        let device = (try? VADevice.openSeparate(like: device)) ?? device
+        // opened again, or when VATOOLBOX_SHARED_VA_DISPLAY asks for it.
+        let device =
+            EnvironmentVariable.sharedVADisplay.isOn ? device : (try? VADevice.openSeparate(like: device)) ?? device
         self.device = device
         self.profile = profile
         hardware = HardwareDecoding(

@@ -15,7 +15,9 @@ extension EnvironmentVariable {
         if let path = environment(renderNode.name), !path.isEmpty, !path.hasPrefix("/") {
             throw invalid(.renderNode, path)
         }
-        for variable in [ffmpegLog, vaLog] { _ = try switchValue(variable, environment(variable.name)) }
+        for variable in [ffmpegLog, vaLog, sharedVADisplay] {
+            _ = try switchValue(variable, environment(variable.name))
+        }
     }
 
     /// The policy `VATOOLBOX_HWACCEL` asks for; nil when unset or empty.

@@ -74,6 +74,13 @@ public final class VADevice: @unchecked Sendable, CustomStringConvertible {
     /// Devices in use, by path.
     private static let openDevices = Mutex<[String: WeakDevice]>([:])
 
+    /// The VA displays this process has open through VAToolbox now, and the most it had open at
+    /// once: one per render node opened (``open(path:)``) and, by default, one more per GPU
+    /// session (`VATOOLBOX_SHARED_VA_DISPLAY` makes the sessions share the node's).
+    public static var openDisplays: (now: Int, most: Int) { displayCount.withLock { ($0.now, $0.most) } }
+
+    private static let displayCount = Mutex<(now: Int, most: Int)>((0, 0))
+
     private struct WeakDevice {
         weak var device: VADevice?
     }
@@ -111,6 +118,10 @@ public final class VADevice: @unchecked Sendable, CustomStringConvertible {
         self.capabilities = known ?? HardwareCapabilities.query(opened.display)
         self.images = ImageCache(display: opened.display)
         self.decisions = HardwareDecisionRecord(quirks: quirks)
+        Self.displayCount.withLock { count in
+            count.now += 1
+            count.most = max(count.most, count.now)
+        }
     }
 
     deinit {
@@ -118,6 +129,7 @@ public final class VADevice: @unchecked Sendable, CustomStringConvertible {
         faults?.detach()
         display.terminate()
         close(fd)
+        Self.displayCount.withLock { $0.now -= 1 }
     }
 
     /// An initialised display on `fd`, choosing the driver where libva would choose wrongly and
