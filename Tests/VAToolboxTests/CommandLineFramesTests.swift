@@ -91,6 +91,7 @@ struct CommandLineFramesTests {
         .enabled(if: TestVADriver.isBuilt),
         arguments: [
             "h264-high-bpyramid.mp4", "hevc-open-gop.265", "mpeg2-bframes.ts", "av1.ivf", "vp8-temporal-layers.ivf",
+            "vp9-temporal-layers.ivf",
         ],
         ["test", "ihd", "mesa"])
     func onTheTestDriverThePicturesAreTheCPUs(_ name: String, personality: String) throws {

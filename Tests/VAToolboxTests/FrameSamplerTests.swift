@@ -14,7 +14,7 @@ import Testing
         "h264-high-bpyramid.mp4", "h264-edit-list-ends-in-gop.mp4", "h264-open-gop.mp4", "h264-open-gop.264",
         "h264-high-bpyramid.264", "hevc-open-gop.265", "hevc-main.mkv", "av1.ivf", "av1.obu",
         "av1-tiles-svtav1.ivf", "vp9-profile0.ivf", "vp8.webm", "mpeg2-progressive.m2v", "mpeg2-bframes.ts",
-        "h264-mbaff.264", "vp8-temporal-layers.ivf",
+        "h264-mbaff.264", "vp8-temporal-layers.ivf", "vp9-temporal-layers.ivf",
     ]
 
     /// The MD5s of ffmpeg's pictures, in output order, with no frame dropped or repeated.
@@ -86,6 +86,7 @@ import Testing
     @Test(arguments: [
         "h264-high-bpyramid.mp4", "hevc-main.mkv", "mpeg2-bframes.ts", "mpeg2-progressive.m2v", "av1-tiles-svtav1.ivf",
         "h264-open-gop.mp4", "hevc-open-gop.265", "vp8-temporal-layers.ivf",
+        "vp9-temporal-layers.ivf",
     ])
     func everyPictureAloneSkipsWhatNothingNeeds(_ name: String) throws {
         let path = TestData.fixtures.appendingPathComponent(name).path
@@ -255,6 +256,38 @@ import Testing
         #expect(disposable.count == 12)
         #expect(withoutNonReference == full.indices.filter { !disposable.contains($0) }.map { full[$0] })
         let plain = try FrameIndex(path: TestData.fixtures.appendingPathComponent("vp8.ivf").path)
+        #expect(plain.samples.allSatisfy { !$0.isDisposable })
+    }
+
+    /// VP9 with libvpx's two temporal layers: a frame that refreshes no slot is disposable only
+    /// when the next frame resets what it leaves (error resilient or a key frame) — every odd
+    /// sample but the last in the error-resilient fixture; none in the same layers encoded here
+    /// without error resilience, where the next frame reads the frame's motion vectors; none in
+    /// the ordinary fixture.
+    @Test func vp9UpperTemporalLayerFramesAreDisposableOnlyBeforeAReset() throws {
+        let index = try FrameIndex(path: TestData.fixtures.appendingPathComponent("vp9-temporal-layers.ivf").path)
+        try #require(index.samples.count == 24)
+        let disposable = index.samples.indices.filter { index.samples[$0].isDisposable }
+        #expect(disposable == Array(stride(from: 1, to: 23, by: 2)))
+
+        let directory = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("layers.ivf").path
+        let encode = try CommandRunner.ffmpeg([
+            "-f", "lavfi", "-i", "testsrc2=s=176x144:r=25", "-frames:v", "12", "-pix_fmt", "yuv420p", "-c:v",
+            "libvpx-vp9", "-threads", "1", "-b:v", "200k", "-ts-parameters",
+            "ts_number_layers=2:ts_target_bitrate=100,200:ts_rate_decimator=2,1:ts_periodicity=2:ts_layer_id=0,1:"
+                + "ts_layering_mode=2", path,
+        ])
+        try #require(encode.status == 0, "\(encode.standardError)")
+        let notResilient = try FrameIndex(path: path)
+        try #require(notResilient.samples.count == 12)
+        #expect(notResilient.samples.allSatisfy { !$0.isDisposable })
+        let oracle = try Self.oracle(path)
+        let asked = [11, 3, 7]
+        Self.check(try Self.sampler(path).frames(at: asked), asked: asked, oracle: oracle, file: "layers.ivf")
+
+        let plain = try FrameIndex(path: TestData.fixtures.appendingPathComponent("vp9-profile0.ivf").path)
         #expect(plain.samples.allSatisfy { !$0.isDisposable })
     }
 }

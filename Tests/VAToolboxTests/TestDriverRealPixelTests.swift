@@ -105,6 +105,7 @@ extension VATestDriverTests {
             fixture("hevc-slices.265"), fixture("hevc-main.mkv"), fixture("mpeg2-progressive.m2v"),
             fixture("mpeg2-interlaced.ts"), fixture("mpeg2-bframes.mp4"), fixture("mpeg2-bframes.ts"),
             fixture("vp8.ivf"), fixture("vp8.webm"), fixture("vp8-temporal-layers.ivf"), fixture("vp9-profile0.ivf"),
+            fixture("vp9-temporal-layers.ivf"),
             fixture("vp9-profile2-10bit.webm", "yuv420p10le"), fixture("vp9-resolution-change.ivf"),
             fixture("av1.ivf", decoder: "av1"), fixture("av1.mp4", decoder: "av1"),
             fixture("av1-10bit.mkv", "yuv420p10le", decoder: "av1"), fixture("av1.obu", decoder: "av1"),

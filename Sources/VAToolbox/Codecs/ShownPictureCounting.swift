@@ -16,15 +16,18 @@ protocol ShownPictureCounting: Sendable {
     /// never sees it decodes every other picture the same. Asked after ``shown(by:)`` for the same
     /// sample. False whenever the headers do not prove it.
     mutating func isDisposable(_ sample: SampleBuffer) -> Bool
+    /// The verdict on the sample before `next`, for codecs whose judgement needs the sample that
+    /// follows (VP9: whether the next frame reads this one's motion vectors); nil keeps what
+    /// ``isDisposable(_:)`` said. Asked before ``shown(by:)`` for `next`.
+    mutating func isPreviousDisposable(given next: SampleBuffer) -> Bool?
 }
 
 extension ShownPictureCounting {
-    /// No sample is proven disposable: the default of the codecs that do not judge, VP9 among
-    /// them (the next frame's motion vector prediction reads the previous decoded frame's,
-    /// `UsePrevFrameMvs`, VP9 bitstream specification §7.2, so a frame that refreshes no
-    /// reference slot is still needed unless the next frame is error resilient or intra only —
-    /// which a judgement of one sample at a time cannot see).
+    /// No sample is proven disposable: the default of the codecs that do not judge.
     func isDisposable(_ sample: SampleBuffer) -> Bool { false }
+
+    /// No second look: the verdict of ``isDisposable(_:)`` stands.
+    func isPreviousDisposable(given next: SampleBuffer) -> Bool? { nil }
 }
 
 /// One picture per sample: the codecs whose every sample is one shown frame.

@@ -37,10 +37,11 @@ public struct FrameIndex: Sendable {
         /// `nal_ref_idc` 0, an HEVC sub-layer non-reference picture of the highest sub-layer, an
         /// MPEG-2 B picture, an AV1 temporal unit that refreshes no reference slot, a droppable
         /// VP8 frame (``VP8FrameHeader/isDroppable(deltasInForce:)``: no reference, no saved
-        /// probabilities, no persistent state changed — libvpx's upper temporal layers). False
-        /// where the headers do not prove it (always for VP9, whose next frame may read this
-        /// one's motion vectors).
-        public let isDisposable: Bool
+        /// probabilities, no persistent state changed — libvpx's upper temporal layers), a VP9
+        /// frame that refreshes no reference slot followed by a key frame or an error-resilient
+        /// frame (which resets what it left: motion vectors, segmentation, probabilities). False
+        /// where the headers do not prove it.
+        public internal(set) var isDisposable: Bool
         /// Whether it is a sync sample whose leading pictures may refer to pictures before it (an
         /// H.264 non-IDR sync sample, an HEVC CRA picture, an MPEG-2 I picture of an open GOP).
         public let isOpenRandomAccessPoint: Bool
@@ -237,6 +238,8 @@ public struct FrameIndex: Sendable {
         private var fields = 0
         /// The first field of the pair being read.
         private var firstField: Int?
+        /// The codec of the last sample added.
+        private var previousCodec: VideoCodecType?
         private(set) var samples: [Sample] = []
 
         mutating func add(_ sample: SampleBuffer) {
@@ -244,6 +247,9 @@ public struct FrameIndex: Sendable {
             var pictures = 1
             var disposable = false
             if var counter = counters[codec] ?? CodecRegistry.support(for: codec)?.makeShownPictureCounter() {
+                if previousCodec == codec, !samples.isEmpty, let revised = counter.isPreviousDisposable(given: sample) {
+                    samples[samples.count - 1].isDisposable = revised
+                }
                 switch counter.shown(by: sample) {
                 case .frames(let count): pictures = count
                 case .field:
@@ -256,6 +262,7 @@ public struct FrameIndex: Sendable {
                 disposable = counter.isDisposable(sample)
                 counters[codec] = counter
             }
+            previousCodec = codec
             let hidden = sample.attachments.contains(.doNotDisplay)
             let open = sample.isSync && CodecRegistry.support(for: codec)?.randomAccess(of: sample) == .open
             samples.append(

@@ -1,8 +1,40 @@
 /// VP9: the frames of a superframe that are output (not hidden, or shown existing frames).
+///
+/// A sample is disposable when its one frame refreshes no reference slot and the next sample
+/// starts with a key frame or an error-resilient frame. Such a frame still leaves state behind
+/// outside the slots — its motion vectors, which the next frame's prediction reads unless that
+/// frame is intra or error resilient (`UsePrevFrameMvs`, VP9 bitstream specification §7.2), its
+/// segmentation map, loop filter deltas and probability contexts — but a key frame or an
+/// error-resilient frame resets all of that before it decodes (`setup_past_independence`,
+/// §7.2; libavcodec's vp9.c `decode_frame_header` does the same), so nothing later can tell
+/// whether the frame was decoded. Hence the verdict waits for the next sample
+/// (``isPreviousDisposable(given:)``); the last sample of a stream is never judged disposable.
+/// libvpx's temporal layers with `error_resilient` make such frames (RTC, WebRTC's VP9).
 struct VP9ShownPictures: ShownPictureCounting {
-    func shown(by sample: SampleBuffer) -> ShownPictures {
-        guard let frames = try? VP9Superframe.frames(in: sample.data[...]) else { return .frames(1) }
-        return .frames(frames.count { frame in (try? VP9UncompressedHeader(frame))?.isOutput ?? true })
+    /// Whether the last sample was one frame that refreshes no slot: disposable if the next
+    /// sample resets what it left.
+    private var lastRefreshesNoSlot = false
+
+    mutating func shown(by sample: SampleBuffer) -> ShownPictures {
+        guard let frames = try? VP9Superframe.frames(in: sample.data[...]) else {
+            lastRefreshesNoSlot = false
+            return .frames(1)
+        }
+        let headers = frames.map { try? VP9UncompressedHeader($0) }
+        if headers.count == 1, let header = headers[0] {
+            lastRefreshesNoSlot = !header.showExistingFrame && !header.frameIsIntra && header.refreshFrameFlags == 0
+        } else {
+            lastRefreshesNoSlot = false
+        }
+        return .frames(headers.count { header in header?.isOutput ?? true })
+    }
+
+    func isPreviousDisposable(given next: SampleBuffer) -> Bool? {
+        guard lastRefreshesNoSlot else { return nil }
+        guard let first = (try? VP9Superframe.frames(in: next.data[...]))?.first,
+            let header = try? VP9UncompressedHeader(first), !header.showExistingFrame
+        else { return false }
+        return header.isKeyFrame || header.errorResilientMode
     }
 }
 
