@@ -33,7 +33,10 @@ import Testing
         return rows
     }
 
-    @Test(arguments: [("h264-baseline-cavlc.264", 30, false), ("h264-high-bpyramid.264", 48, true)])
+    @Test(arguments: [
+        ("h264-baseline-cavlc.264", 30, false), ("h264-high-bpyramid.264", 48, true), ("vp8.ivf", 30, false),
+        ("vp9-temporal-layers.ivf", 24, false), ("av1.ivf", 20, false), ("hevc-main.265", 48, true),
+    ])
     func theCPURowCountsEveryPictureAndWhatWasHeldBack(_ fixture: String, _ pictures: Int, _ reorders: Bool) throws {
         let run = try CommandRunner.vatoolbox([
             "bench", TestData.fixtures.appendingPathComponent(fixture).path, "--latency", "--hwaccel", "none",
@@ -47,19 +50,38 @@ import Testing
         #expect(Self.rows(run.text)["VA-API (GPU)"] == nil, "--hwaccel none measures the CPU alone")
     }
 
-    @Test(.enabled(if: TestVADriver.isBuilt))
-    func theGPURowOnTheTestDriverHoldsNothingBackOnALowDelayStream() throws {
+    @Test(
+        .enabled(if: TestVADriver.isBuilt),
+        arguments: [("h264-baseline-cavlc.264", 30), ("vp8.ivf", 30), ("vp9-temporal-layers.ivf", 24), ("av1.ivf", 20)])
+    func theGPURowOnTheTestDriverHoldsNothingBackOnALowDelayStream(_ fixture: String, _ pictures: Int) throws {
         let run = try CommandRunner.vatoolbox(
             [
-                "bench", TestData.fixtures.appendingPathComponent("h264-baseline-cavlc.264").path, "--latency",
-                "--device", "/dev/null",
+                "bench", TestData.fixtures.appendingPathComponent(fixture).path, "--latency", "--device", "/dev/null",
+                "--runs", "1",
             ], environment: TestVADriver.subprocessEnvironment(["VATB_LATENCY_US": "1000"]))
         #expect(run.status == 0, "\(run.standardError)")
         let rows = Self.rows(run.text)
         let gpu = try #require(rows["VA-API (GPU)"], "\(run.text)")
-        #expect(gpu.pictures == 30 && gpu.heldBack == 0)
+        #expect(gpu.pictures == pictures && gpu.heldBack == 0, "\(fixture): \(run.text)")
         #expect(gpu.p50 <= gpu.p99 && gpu.p99 <= gpu.max)
-        #expect(rows["libavcodec (CPU)"]?.pictures == 30)
+        #expect(rows["libavcodec (CPU)"]?.pictures == pictures)
+    }
+
+    /// HEVC without reordering (x265 `bframes=0`, made here): no picture waits for a later
+    /// sample on the CPU.
+    @Test(.enabled(if: CommandRunner.hasFFmpeg)) func anHEVCStreamWithoutReorderingHoldsNothingBack() throws {
+        let directory = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("lowdelay.265").path
+        let encode = try CommandRunner.ffmpeg([
+            "-f", "lavfi", "-i", "testsrc2=s=160x96:r=25", "-frames:v", "20", "-pix_fmt", "yuv420p", "-c:v", "libx265",
+            "-x265-params", "bframes=0:pools=1:frame-threads=1:log-level=error", path,
+        ])
+        try #require(encode.status == 0, "\(encode.standardError)")
+        let run = try CommandRunner.vatoolbox(["bench", path, "--latency", "--hwaccel", "none", "--runs", "1"])
+        #expect(run.status == 0, "\(run.standardError)")
+        let row = try #require(Self.rows(run.text)["libavcodec (CPU)"], "\(run.text)")
+        #expect(row.pictures == 20 && row.heldBack == 0, "\(run.text)")
     }
 
     @Test func withoutADeviceTheGPURowSaysWhy() throws {
