@@ -20,6 +20,10 @@ protocol ShownPictureCounting: Sendable {
     /// follows (VP9: whether the next frame reads this one's motion vectors); nil keeps what
     /// ``isDisposable(_:)`` said. Asked before ``shown(by:)`` for `next`.
     mutating func isPreviousDisposable(given next: SampleBuffer) -> Bool?
+    /// How the picture `sample` shows was coded, as libavcodec reports it on the decoded frame
+    /// (`AVFrame.pict_type`, ffprobe's `pict_type`); nil where the headers do not say. Asked
+    /// after ``shown(by:)`` for the same sample.
+    func pictureType(of sample: SampleBuffer) -> PictureType?
 }
 
 extension ShownPictureCounting {
@@ -28,6 +32,9 @@ extension ShownPictureCounting {
 
     /// No second look: the verdict of ``isDisposable(_:)`` stands.
     func isPreviousDisposable(given next: SampleBuffer) -> Bool? { nil }
+
+    /// Not known.
+    func pictureType(of sample: SampleBuffer) -> PictureType? { nil }
 }
 
 /// One picture per sample: the codecs whose every sample is one shown frame.

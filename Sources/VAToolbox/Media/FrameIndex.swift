@@ -49,6 +49,11 @@ public struct FrameIndex: Sendable {
         public let isHidden: Bool
         /// The pictures it shows (0 for a hidden frame, a second field or a hidden sample).
         public let pictureCount: Int
+        /// How its picture was coded, from its headers, as libavcodec types the decoded frame
+        /// (ffprobe's `pict_type`): the first slice's type for H.264 and HEVC, the picture
+        /// coding type for MPEG-2, key or inter frame for VP8, VP9 and AV1. Nil where the headers
+        /// do not say (a shown existing VP9 or AV1 frame, an unreadable header).
+        public let pictureType: PictureType?
         /// For the first field of a pair, the place of the second, which completes its picture.
         var secondField: Int?
     }
@@ -75,6 +80,8 @@ public struct FrameIndex: Sendable {
         public let decodingStart: Int
         /// Whether its sample is a sync sample.
         public let isSync: Bool
+        /// How it was coded (its sample's ``Sample/pictureType``; a field pair's first field's).
+        public let pictureType: PictureType?
     }
 
     /// The codec of the track.
@@ -201,7 +208,7 @@ public struct FrameIndex: Sendable {
             Frame(
                 number: number, presentationTimeStamp: entry.element.time, duration: entry.element.duration,
                 sample: entry.element.sample, lastSample: entry.element.last, decodingStart: entry.element.start,
-                isSync: samples[entry.element.sample].isSync)
+                isSync: samples[entry.element.sample].isSync, pictureType: samples[entry.element.sample].pictureType)
         }
     }
 
@@ -246,6 +253,7 @@ public struct FrameIndex: Sendable {
             let codec = sample.formatDescription.codecType
             var pictures = 1
             var disposable = false
+            var pictureType: PictureType?
             if var counter = counters[codec] ?? CodecRegistry.support(for: codec)?.makeShownPictureCounter() {
                 if previousCodec == codec, !samples.isEmpty, let revised = counter.isPreviousDisposable(given: sample) {
                     samples[samples.count - 1].isDisposable = revised
@@ -260,6 +268,7 @@ public struct FrameIndex: Sendable {
                     fields += 1
                 }
                 disposable = counter.isDisposable(sample)
+                pictureType = counter.pictureType(of: sample)
                 counters[codec] = counter
             }
             previousCodec = codec
@@ -271,7 +280,7 @@ public struct FrameIndex: Sendable {
                     duration: sample.duration, isSync: sample.isSync, isDisposable: disposable,
                     isOpenRandomAccessPoint: open,
                     isHidden: hidden,
-                    pictureCount: hidden ? 0 : pictures))
+                    pictureCount: hidden ? 0 : pictures, pictureType: pictureType))
         }
     }
 }

@@ -4,18 +4,35 @@ struct H264ShownPictures: ShownPictureCounting {
     private var sequenceParameterSets: [Int: H264SequenceParameterSet] = [:]
     private var pictureParameterSets: [Int: H264PictureParameterSet] = [:]
 
+    /// The slice type of the last sample's first slice (`slice_type` % 5), which libavcodec gives
+    /// its frame (h264_slice.c `h264_field_start`: `pict_type` from the first slice).
+    private var lastSliceType: Int?
+
     mutating func shown(by sample: SampleBuffer) -> ShownPictures {
         for unit in sample.formatDescription.parameterSetNALUnits + sample.nalUnits where unit.isParameterSet {
             if let sps = try? H264SequenceParameterSet(unit) { sequenceParameterSets[sps.seqParameterSetId] = sps }
             if let pps = try? H264PictureParameterSet(unit) { pictureParameterSets[pps.picParameterSetId] = pps }
         }
+        lastSliceType = nil
         guard let slice = sample.nalUnits.first(where: \.isVCL),
             let header = try? H264SliceHeader(
                 slice, pictureParameterSet: { pictureParameterSets[$0] },
-                sequenceParameterSet: { sequenceParameterSets[$0] }),
-            header.fieldPicFlag
+                sequenceParameterSet: { sequenceParameterSets[$0] })
         else { return .frames(1) }
-        return .field
+        lastSliceType = header.baseSliceType
+        return header.fieldPicFlag ? .field : .frames(1)
+    }
+
+    /// P, B, I, SP, SI for `slice_type` % 5 = 0 … 4 (Table 7-6).
+    func pictureType(of sample: SampleBuffer) -> PictureType? {
+        switch lastSliceType {
+        case 0?: .predicted
+        case 1?: .biPredicted
+        case 2?: .intra
+        case 3?: .switchingPredicted
+        case 4?: .switchingIntra
+        default: nil
+        }
     }
 
     /// A picture whose slices all have `nal_ref_idc` 0 (clause 7.4.1: not used for inter prediction).

@@ -12,8 +12,7 @@
 /// uses. RASL pictures of an IRAP picture with `NoRaslOutputFlag` 1 are neither checked nor kept:
 /// their references precede the IRAP picture, and decoders skip them.
 struct HEVCReferenceContinuity: ReferenceTracker {
-    private var sequenceParameterSets: [Int: HEVCSequenceParameterSet] = [:]
-    private var pictureParameterSets: [Int: HEVCPictureParameterSet] = [:]
+    private var parameterSets = HEVCParameterSets()
     /// POCs of the pictures in the decoded picture buffer.
     private var decodedPictures: Set<Int> = []
     /// The picture order counts, and the decoder's view of each picture (clause 8.3.1).
@@ -26,7 +25,7 @@ struct HEVCReferenceContinuity: ReferenceTracker {
 
     /// Learns the parameter sets of a format description.
     mutating func learn(_ format: VideoFormatDescription) {
-        for unit in format.parameterSetNALUnits { learn(unit) }
+        parameterSets.learn(format)
     }
 
     /// Follows one sample: its parameter sets, its first slice segment, and an end of sequence
@@ -37,7 +36,7 @@ struct HEVCReferenceContinuity: ReferenceTracker {
         var followedSlice = false
         for unit in sample.nalUnits {
             if unit.isParameterSet {
-                learn(unit)
+                parameterSets.learn(unit)
             } else if unit.hevcType == .endOfSequence {
                 counter.noteEndOfSequence()
             } else if unit.isVCL && !followedSlice {
@@ -55,32 +54,10 @@ struct HEVCReferenceContinuity: ReferenceTracker {
             discardsPriorPictures: lastPicture?.discardsPriorPictures ?? false)
     }
 
-    /// Learns a parameter set NAL unit (a PPS after the SPS it refers to).
-    mutating func learn(_ unit: NALUnit) {
-        switch unit.hevcType {
-        case .sequenceParameterSet?:
-            if let sps = try? HEVCSequenceParameterSet(unit) { sequenceParameterSets[sps.spsSeqParameterSetId] = sps }
-        case .pictureParameterSet?:
-            var reader = BitReader(unit.rbsp, context: "HEVC PPS")
-            let spsId = (try? reader.unsignedExpGolomb("pps_pic_parameter_set_id", maximum: 63)).flatMap { _ in
-                try? reader.unsignedExpGolomb("pps_seq_parameter_set_id", maximum: 15)
-            }
-            let sps = spsId.flatMap { sequenceParameterSets[$0] }
-            if let pps = try? HEVCPictureParameterSet(unit, sps: sps) {
-                pictureParameterSets[pps.ppsPicParameterSetId] = pps
-            }
-        default:
-            break
-        }
-    }
-
     /// Follows one picture's first slice segment; returns true when the picture may be wrong for
     /// want of a reference.
     mutating func follow(_ slice: NALUnit) -> Bool {
-        guard let first = try? HEVCSliceSegmentHeader(slice),
-            let pps = pictureParameterSets[first.slicePicParameterSetId],
-            let sps = sequenceParameterSets[pps.ppsSeqParameterSetId],
-            let header = try? HEVCSliceSegmentHeader(slice, pps: pps, sps: sps, readingReferencePictureSets: true),
+        guard let (header, sps) = parameterSets.sliceSegmentHeader(slice, readingReferencePictureSets: true),
             let lsb = header.slicePicOrderCntLsb
         else { return isDamaged }
         let picture = counter.next(header, sps: sps, temporalId: slice.temporalId)

@@ -2,6 +2,17 @@
 struct MPEG2ShownPictures: ShownPictureCounting {
     func shown(by sample: SampleBuffer) -> ShownPictures { .frames(1) }
 
+    /// The first picture's `picture_coding_type`, which libavcodec gives its frame
+    /// (mpeg12dec.c `mpeg_decode_picture_start`); D pictures are not decoded.
+    func pictureType(of sample: SampleBuffer) -> PictureType? {
+        switch (try? MPEG2PictureInfo(sample.data[...]))?.pictures.first?.header.pictureCodingType {
+        case .intra?: .intra
+        case .predictive?: .predicted
+        case .bidirectional?: .biPredicted
+        default: nil
+        }
+    }
+
     /// A sample of B pictures with no sequence header, sequence end or quant matrix extension
     /// (whose matrices stay in force for the pictures after it, §6.3.11): no picture refers to a
     /// B picture (ISO/IEC 13818-2 §6.1.1.11), and the decoder keeps nothing else from it.

@@ -7,19 +7,28 @@ struct VP8ShownPictures: ShownPictureCounting {
     private var loopFilterDeltas: [Int]?
     /// The last sample's verdict, for ``isDisposable(_:)``.
     private var lastIsDisposable = false
+    /// Whether the last sample was a key frame; nil when its header could not be read.
+    private var lastIsKeyFrame: Bool?
 
     mutating func shown(by sample: SampleBuffer) -> ShownPictures {
         guard let header = try? VP8FrameHeader(sample.data[...]) else {
             loopFilterDeltas = nil
             lastIsDisposable = false
+            lastIsKeyFrame = nil
             return .frames(1)
         }
         lastIsDisposable = header.isDroppable(deltasInForce: loopFilterDeltas)
         loopFilterDeltas = header.loopFilterDeltas(after: loopFilterDeltas)
+        lastIsKeyFrame = header.isKeyFrame
         return .frames(header.showFrame ? 1 : 0)
     }
 
     func isDisposable(_ sample: SampleBuffer) -> Bool { lastIsDisposable }
+
+    /// I for key frames, P for the others (libavcodec's vp8.c).
+    func pictureType(of sample: SampleBuffer) -> PictureType? {
+        lastIsKeyFrame.map { $0 ? .intra : .predicted }
+    }
 }
 
 extension VP8CodecSupport {
