@@ -336,10 +336,13 @@ import VideoToolbox
         }
         #expect(VTDecompressionSessionWaitForAsynchronousFrames(session) == noErr)
         var value: CFTypeRef?
-        #expect(
+        // Through a typed pointer: Apple's `&value` idiom on an optional object draws Swift's warning.
+        let copied = withUnsafeMutablePointer(to: &value) {
             VTSessionCopyProperty(
                 session, key: kVTDecompressionPropertyKey_UsingHardwareAcceleratedVideoDecoder, allocator: nil,
-                valueOut: &value) == noErr)
+                valueOut: $0)
+        }
+        #expect(copied == noErr)
         #expect((value as? NSNumber)?.boolValue == false)
         VTDecompressionSessionInvalidate(session)
         #expect(hashes.statuses.allSatisfy { $0 == noErr })
@@ -394,9 +397,11 @@ import VideoToolbox
             VTSessionSetProperty(session, key: kVTDecompressionPropertyKey_ThreadCount, value: NSNumber(value: 2))
                 == noErr)
         var value: CFTypeRef?
-        #expect(
-            VTSessionCopyProperty(session, key: kVTDecompressionPropertyKey_RealTime, allocator: nil, valueOut: &value)
-                == noErr)
+        // Through a typed pointer: Apple's `&value` idiom on an optional object draws Swift's warning.
+        let copied = withUnsafeMutablePointer(to: &value) {
+            VTSessionCopyProperty(session, key: kVTDecompressionPropertyKey_RealTime, allocator: nil, valueOut: $0)
+        }
+        #expect(copied == noErr)
         #expect((value as? NSNumber)?.boolValue == true)
         #expect(
             VTSessionSetProperty(

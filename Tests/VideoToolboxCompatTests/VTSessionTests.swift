@@ -83,9 +83,11 @@ import VideoToolbox
         defer { VTDecompressionSessionInvalidate(other) }
         #expect(VTSessionSetProperties(other, propertyDictionary: properties) == noErr)
         var value: CFTypeRef?
-        #expect(
-            VTSessionCopyProperty(other, key: kVTDecompressionPropertyKey_RealTime, allocator: nil, valueOut: &value)
-                == noErr)
+        // Through a typed pointer: Apple's `&value` idiom on an optional object draws Swift's warning.
+        let copied = withUnsafeMutablePointer(to: &value) {
+            VTSessionCopyProperty(other, key: kVTDecompressionPropertyKey_RealTime, allocator: nil, valueOut: $0)
+        }
+        #expect(copied == noErr)
         #expect((value as? NSNumber)?.boolValue == false)
     }
 
@@ -276,10 +278,13 @@ import VideoToolbox
             #expect(status == noErr)
             var value: CFTypeRef?
             let session = try #require(created)
-            #expect(
+            // Through a typed pointer: Apple's `&value` idiom on an optional object draws Swift's warning.
+            let copied = withUnsafeMutablePointer(to: &value) {
                 VTSessionCopyProperty(
                     session, key: kVTDecompressionPropertyKey_UsingHardwareAcceleratedVideoDecoder, allocator: nil,
-                    valueOut: &value) == noErr)
+                    valueOut: $0)
+            }
+            #expect(copied == noErr)
             #expect((value as? NSNumber)?.boolValue == true)
             VTDecompressionSessionInvalidate(session)
         } else {
