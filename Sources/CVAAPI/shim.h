@@ -5,6 +5,7 @@
 #include <va/va_drmcommon.h>
 #include <va/va_backend.h>
 #include <va/va_str.h>
+#include <va/va_vpp.h>
 
 /// `VA_STATUS_SUCCESS` as a typed constant.
 static const VAStatus CVAAPI_STATUS_SUCCESS = VA_STATUS_SUCCESS;
@@ -99,4 +100,69 @@ static inline void CVAAPI_prime_plane(const VADRMPRIMESurfaceDescriptor *descrip
     *object = descriptor->layers[layer].object_index[plane];
     *offset = descriptor->layers[layer].offset[plane];
     *pitch = descriptor->layers[layer].pitch[plane];
+}
+
+/// `VA_FOURCC_BGRA`: packed B, G, R, A bytes.
+static const unsigned int CVAAPI_FOURCC_BGRA = VA_FOURCC_BGRA;
+/// `VA_RT_FORMAT_RGB32`.
+static const unsigned int CVAAPI_RT_FORMAT_RGB32 = VA_RT_FORMAT_RGB32;
+/// `VA_SURFACE_ATTRIB_MEM_TYPE_VA`'s sibling: `VASurfaceAttribPixelFormat`.
+static const int CVAAPI_SURFACE_ATTRIB_PIXEL_FORMAT = VASurfaceAttribPixelFormat;
+/// `VA_SOURCE_RANGE_REDUCED` and `VA_SOURCE_RANGE_FULL`.
+static const uint8_t CVAAPI_RANGE_REDUCED = VA_SOURCE_RANGE_REDUCED;
+static const uint8_t CVAAPI_RANGE_FULL = VA_SOURCE_RANGE_FULL;
+
+/// What one picture through a video-processing context asks for: the source surface and the
+/// rectangle of it to read, the colour on both sides, and the scaling flags (plain scalars, so
+/// that Swift need not build a `VAProcPipelineParameterBuffer` with its pointers).
+typedef struct CVAAPI_ProcessingRequest {
+    VASurfaceID source;
+    int16_t x, y;
+    uint16_t width, height;
+    VAProcColorStandardType source_standard;
+    VAProcColorProperties source_properties;
+    VAProcColorStandardType output_standard;
+    VAProcColorProperties output_properties;
+    uint32_t filter_flags;
+} CVAAPI_ProcessingRequest;
+
+/// Processes one picture into `target` on a video-processing context: `vaBeginPicture`, a
+/// `VAProcPipelineParameterBuffer` made from `request` (`vaCreateBuffer`), `vaRenderPicture`,
+/// `vaEndPicture`, and the buffer destroyed. The whole target is written (`output_region` NULL),
+/// with an opaque black background. On failure returns the status and sets `*call` to the name of
+/// the call that failed.
+static inline VAStatus CVAAPI_process_picture(VADisplay display, VAContextID context, VASurfaceID target,
+                                              const CVAAPI_ProcessingRequest *request, const char **call) {
+    VARectangle region = {.x = request->x, .y = request->y, .width = request->width, .height = request->height};
+    VAProcPipelineParameterBuffer parameters = {
+        .surface = request->source,
+        .surface_region = &region,
+        .surface_color_standard = request->source_standard,
+        .output_region = NULL,
+        .output_background_color = 0xff000000,
+        .output_color_standard = request->output_standard,
+        .filter_flags = request->filter_flags,
+        .input_color_properties = request->source_properties,
+        .output_color_properties = request->output_properties,
+    };
+    VABufferID buffer = VA_INVALID_ID;
+    *call = "vaBeginPicture";
+    VAStatus status = vaBeginPicture(display, context, target);
+    if (status != VA_STATUS_SUCCESS) return status;
+    *call = "vaCreateBuffer";
+    status = vaCreateBuffer(display, context, VAProcPipelineParameterBufferType, sizeof(parameters), 1, &parameters,
+                            &buffer);
+    if (status == VA_STATUS_SUCCESS) {
+        *call = "vaRenderPicture";
+        status = vaRenderPicture(display, context, &buffer, 1);
+    }
+    // vaEndPicture ends the picture begun, even after a failure (the context is then ready for
+    // the next one); its status counts only when all before succeeded.
+    VAStatus ended = vaEndPicture(display, context);
+    if (status == VA_STATUS_SUCCESS) {
+        *call = "vaEndPicture";
+        status = ended;
+    }
+    if (buffer != VA_INVALID_ID) vaDestroyBuffer(display, buffer);
+    return status;
 }

@@ -170,6 +170,15 @@ struct ParsedArguments {
         return PixelFormat(rawValue: value.utf8.reduce(0) { $0 << 8 | UInt32($1) })
     }
 
+    /// `bench --convert FOURCC`: the format every picture is converted to; nil without the option.
+    func convertFormat() throws(CommandFailure) -> PixelFormat? {
+        guard let value = values["convert"] else { return nil }
+        guard value.utf8.count == 4 else {
+            throw .usage("option '--convert' needs a FourCC such as BGRA, 420v or x420, not '\(value)'")
+        }
+        return PixelFormat(rawValue: value.utf8.reduce(0) { $0 << 8 | UInt32($1) })
+    }
+
     /// `--scale WxH`: the size to convert pictures to, each side 1…16384; nil when not given.
     func scale() throws(CommandFailure) -> (width: Int, height: Int)? {
         guard let value = values["scale"] else { return nil }

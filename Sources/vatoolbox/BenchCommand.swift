@@ -13,13 +13,14 @@ enum BenchCommand {
     static let usage = """
         usage: vatoolbox bench INPUT [--hwaccel auto|vaapi|none] [--device PATH] [--runs N] [--frames N]
                                      [--threads N] [--json] [--svg OUT.svg] [--with-ffmpeg] [--latency]
-                                     [--sessions N]
+                                     [--sessions N] [--convert FOURCC]
 
         Decodes INPUT with each path — VA-API on the GPU, libavcodec on the CPU with 1 thread and with
         N threads — several times, each run in a child process, and reports frames per second (best
         and median run), CPU seconds per frame (user + system, from getrusage of the child), peak
         resident memory, and the GPU/CPU speed-up. A path that cannot run (no VA-API device) is
-        listed as unavailable, with the reason. Nothing is written but the report.
+        listed as unavailable, with the reason. Nothing is written but the report. The rows run in
+        alternating rounds (every row once, then again), so that a busy moment touches them all.
 
               --hwaccel MODE  auto: every path (default); vaapi: only the GPU; none: only the CPU
               --device PATH   the DRM render node for the GPU row
@@ -28,7 +29,13 @@ enum BenchCommand {
               --threads N     threads of the multi-threaded CPU row (default: the number of cores)
               --json          print the report as JSON (schema "bench", version 1, in Docs/CLI.md)
               --svg OUT.svg   also draw the frames per second as an SVG bar chart
-              --with-ffmpeg   add `ffmpeg -threads N -i INPUT -f null -` as a reference row
+              --convert FOURCC  also convert every picture to FOURCC (BGRA, 420v, x420 …) as a session's
+                              image-buffer attributes ask: on the GPU row through the driver's video
+                              processing where it can (the report says where), on the CPU rows with
+                              libswscale
+              --with-ffmpeg   add `ffmpeg -threads N -i INPUT [-pix_fmt FMT] -f null -` as a reference
+                              row, and beside the GPU row `ffmpeg -hwaccel vaapi -hwaccel_output_format
+                              vaapi [-vf scale_vaapi=format=FMT] -f null -` on the same device
               --latency       instead, time each picture from its sample's submission to its output in
                               a real-time session decoding synchronously (GPU and CPU, in process): p50,
                               p99 and max milliseconds (medians of the runs), and the most samples a
@@ -78,6 +85,7 @@ enum BenchCommand {
                 OptionSpec(name: "runs"), OptionSpec(name: "frames"), OptionSpec(name: "json", takesValue: false),
                 OptionSpec(name: "svg"), OptionSpec(name: "with-ffmpeg", takesValue: false),
                 OptionSpec(name: "latency", takesValue: false), OptionSpec(name: "sessions"),
+                OptionSpec(name: "convert"),
             ])
         if parsed.wantsHelp {
             print(usage)
@@ -90,6 +98,7 @@ enum BenchCommand {
         let frameLimit = try parsed.integer("frames", in: 1...Int.max)
         let cores = max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN)))
         let threads = try parsed.integer("threads", in: 1...256) ?? cores
+        let convert = try parsed.convertFormat()
         // Fail early, with the right exit status, on an input no row could read.
         let source = try openInput(path)
         if let sessions = try parsed.integer("sessions", in: 1...64) {
@@ -117,47 +126,48 @@ enum BenchCommand {
             }
         }
         if parsed.flags.contains("with-ffmpeg") {
+            if specification.hardwareAcceleration != .disabled {
+                rows.insert(Row(name: "ffmpeg CLI, VA-API", decoder: "ffmpeg-vaapi", threads: 0), at: 1)
+            }
             rows.append(Row(name: "ffmpeg CLI, \(threads) threads", decoder: "ffmpeg", threads: threads))
         }
         let tool = executablePath()
-        // The pictures the VAToolbox rows decoded, which the ffmpeg row is taken to decode too.
+        // The pictures the VAToolbox rows decoded, which the ffmpeg rows are taken to decode too.
         var referenceFrames: Int?
-        for index in rows.indices {
-            for _ in 0..<runs {
-                var command: [String]
-                switch rows[index].decoder {
-                case "ffmpeg":
-                    command = ["ffmpeg", "-v", "error", "-nostdin", "-threads", "\(threads)", "-i", path]
-                    if let frameLimit { command += ["-frames:v", "\(frameLimit)"] }
-                    command += ["-f", "null", "-"]
-                default:
-                    command = [
-                        tool, "bench-worker", path, "--hwaccel", rows[index].decoder == "vaapi" ? "vaapi" : "none",
-                        "--threads", "\(rows[index].threads)",
-                    ]
-                    if let device = specification.renderNodePath { command += ["--device", device] }
-                    if let frameLimit { command += ["--frames", "\(frameLimit)"] }
-                }
+        // Where the GPU row converted (`conversion=` from its worker).
+        var gpuConversion: String?
+        for _ in 0..<runs {
+            for index in rows.indices where rows[index].available {
+                let command = benchCommand(
+                    rows[index], tool: tool, path: path, specification: specification, frameLimit: frameLimit,
+                    convert: convert)
                 let result = ChildProcess.run(command)
                 guard result.status == 0 else {
                     rows[index].available = false
                     rows[index].reason = failureReason(result.output, status: result.status)
                     rows[index].frames = nil
                     rows[index].seconds = []
-                    break
+                    continue
                 }
-                if rows[index].decoder == "ffmpeg" {
+                if rows[index].decoder.hasPrefix("ffmpeg") {
                     rows[index].frames = referenceFrames
                 } else {
-                    let line = result.output.split(separator: "\n").last { $0.hasPrefix("frames=") }
-                    let frames = line.flatMap { Int($0.dropFirst(7)) } ?? 0
+                    let lines = result.output.split(separator: "\n")
+                    let frames = lines.last { $0.hasPrefix("frames=") }.flatMap { Int($0.dropFirst(7)) } ?? 0
                     rows[index].frames = frames
                     referenceFrames = max(referenceFrames ?? 0, frames)
+                    if rows[index].decoder == "vaapi" {
+                        gpuConversion = lines.last { $0.hasPrefix("conversion=") }.map { String($0.dropFirst(11)) }
+                    }
                 }
                 rows[index].seconds.append(result.seconds)
                 rows[index].cpuSeconds += result.cpuSeconds
                 rows[index].peakKiB = max(rows[index].peakKiB, result.peakKiB)
             }
+        }
+        // A row that ran before the first VAToolbox row counted its pictures takes the count now.
+        for index in rows.indices where rows[index].decoder.hasPrefix("ffmpeg") && rows[index].available {
+            rows[index].frames = referenceFrames
         }
         // The ffmpeg row may come first only if no VAToolbox row ran; then it has no frame count.
         let gpu = rows.first { $0.decoder == "vaapi" && $0.available }?.fpsBest
@@ -166,9 +176,16 @@ enum BenchCommand {
 
         if parsed.flags.contains("json") {
             print(
-                json(rows, path: path, source: source, runs: runs, frameLimit: frameLimit, speedUp: speedUp).rendered())
+                json(
+                    rows, path: path, source: source, runs: runs, frameLimit: frameLimit, speedUp: speedUp,
+                    convert: convert, gpuConversion: gpuConversion
+                ).rendered())
         } else {
             printTable(rows, path: path, source: source, runs: runs, speedUp: speedUp, cpuRow: cpu)
+            if let convert {
+                print("conversion to \(convert): GPU row \(gpuConversion ?? "not run"); CPU rows libswscale")
+            }
+            for line in ratioLines(rows) { print(line) }
         }
         if let svgPath = parsed.values["svg"] {
             let output = try OutputFile(path: svgPath)
@@ -219,6 +236,57 @@ enum BenchCommand {
         for line in LatencyBench.lines(rows, input: name, rounds: runs) { print(line) }
     }
 
+    /// The command of one run of `row`: this tool's worker, or the ffmpeg CLI.
+    private static func benchCommand(
+        _ row: Row, tool: String, path: String, specification: DecoderSpecification, frameLimit: Int?,
+        convert: PixelFormat?
+    ) -> [String] {
+        let ffmpegFormat = convert.flatMap(\.ffmpegName)
+        var command: [String]
+        switch row.decoder {
+        case "ffmpeg":
+            command = ["ffmpeg", "-v", "error", "-nostdin", "-threads", "\(row.threads)", "-i", path]
+            if let frameLimit { command += ["-frames:v", "\(frameLimit)"] }
+            if let ffmpegFormat { command += ["-pix_fmt", ffmpegFormat] }
+            command += ["-f", "null", "-"]
+        case "ffmpeg-vaapi":
+            let device = specification.renderNodePath ?? RenderNode.all().first?.path ?? "/dev/dri/renderD128"
+            command = [
+                "ffmpeg", "-v", "error", "-nostdin", "-init_hw_device", "vaapi=va:\(device)", "-hwaccel", "vaapi",
+                "-hwaccel_device", "va", "-hwaccel_output_format", "vaapi", "-i", path,
+            ]
+            if let frameLimit { command += ["-frames:v", "\(frameLimit)"] }
+            if let ffmpegFormat { command += ["-vf", "scale_vaapi=format=\(ffmpegFormat)"] }
+            command += ["-f", "null", "-"]
+        default:
+            command = [
+                tool, "bench-worker", path, "--hwaccel", row.decoder == "vaapi" ? "vaapi" : "none", "--threads",
+                "\(row.threads)",
+            ]
+            if let device = specification.renderNodePath { command += ["--device", device] }
+            if let frameLimit { command += ["--frames", "\(frameLimit)"] }
+            if let convert { command += ["--pixel-format", convert.fourCC] }
+        }
+        return command
+    }
+
+    /// The VAToolbox rows against the ffmpeg rows of the same kind, in the same run: frames per
+    /// second (medians) and peak memory.
+    static func ratioLines(_ rows: [Row]) -> [String] {
+        var lines: [String] = []
+        let pairs = [("vaapi", "ffmpeg-vaapi", "GPU"), ("cpu", "ffmpeg", "CPU")]
+        for (ours, theirs, name) in pairs {
+            guard let row = rows.last(where: { $0.decoder == ours && $0.available }),
+                let peer = rows.first(where: { $0.decoder == theirs && $0.available }),
+                let fps = row.fpsMedian, let peerFPS = peer.fpsMedian, peerFPS > 0, peer.peakKiB > 0
+            else { continue }
+            lines.append(
+                "\(name) over ffmpeg CLI (\(peer.name)): median fps \(fixed(fps / peerFPS, 2))x, peak RSS "
+                    + "\(fixed(Double(row.peakKiB) / Double(peer.peakKiB), 2))x")
+        }
+        return lines
+    }
+
     /// The last line a failed child wrote, without the tool's prefix.
     static func failureReason(_ output: String, status: Int32) -> String {
         let line = output.split(separator: "\n").last.map(String.init) ?? "exit status \(status)"
@@ -261,7 +329,8 @@ enum BenchCommand {
     }
 
     static func json(
-        _ rows: [Row], path: String, source: SampleSource, runs: Int, frameLimit: Int?, speedUp: Double?
+        _ rows: [Row], path: String, source: SampleSource, runs: Int, frameLimit: Int?, speedUp: Double?,
+        convert: PixelFormat? = nil, gpuConversion: String? = nil
     ) -> JSON {
         func number(_ value: Double?) -> JSON { value.map { .double($0) } ?? .null }
         return .object(
@@ -287,6 +356,7 @@ enum BenchCommand {
                             })
                     ),
                     ("speedup_gpu_over_cpu", number(speedUp)),
+                    ("convert", .string(convert?.fourCC)), ("gpu_conversion", .string(gpuConversion)),
                 ])
     }
 
@@ -352,14 +422,18 @@ enum BenchCommand {
 enum BenchWorkerCommand {
     static func run(_ arguments: [String]) throws(CommandFailure) {
         let parsed = try ParsedArguments.parse(
-            arguments, options: decoderOptions + [OptionSpec(name: "frames"), OptionSpec(name: "sessions")])
+            arguments,
+            options: decoderOptions + [
+                OptionSpec(name: "frames"), OptionSpec(name: "sessions"), OptionSpec(name: "pixel-format"),
+            ])
         let path = try parsed.singleInput()
         let specification = try parsed.decoderSpecification()
         let frameLimit = try parsed.integer("frames", in: 1...Int.max)
         guard let count = try parsed.integer("sessions", in: 1...64) else {
             let report = try DecodeLoop.run(
-                source: try openInput(path), specification: specification, attributes: nil, frameLimit: frameLimit,
-                onFrame: { _ in })
+                source: try openInput(path), specification: specification,
+                attributes: try parsed.imageBufferAttributes(), frameLimit: frameLimit, onFrame: { _ in })
+            if let path = report.pixelTransferPath { print("conversion=\(path)") }
             print("frames=\(report.frames)")
             return
         }

@@ -45,6 +45,8 @@ struct DecodeReport {
     var hardwareReason: String?
     /// The render node the GPU decoded on.
     var renderNode: String?
+    /// Where the session converted the last picture for the attributes (nil: no conversion).
+    var pixelTransferPath: PixelTransferPath?
     var specification = DecoderSpecification()
     var firstError: String?
     /// The first frames with an error status: `"sample 5 at 0.200 s: reason"`.
@@ -98,6 +100,10 @@ struct DecodeReport {
 
     /// Frames per second over the whole run.
     var framesPerSecond: Double { seconds > 0 ? Double(frames) / seconds : 0 }
+
+    /// `"conversion: on the GPU (VA-API video processing)"`, or on the CPU and why not on the
+    /// GPU, for a run whose pictures were converted; nil otherwise.
+    var conversionLine: String? { pixelTransferPath.map { "conversion: \($0)" } }
 
     /// "libavcodec on the CPU, 2 threads (why)" or "VA-API on the GPU".
     var decoderLine: String {
@@ -271,6 +277,7 @@ enum DecodeLoop {
         report.usedHardware = session.usingHardwareAcceleratedVideoDecoder
         report.gpuSurfaces = session.hardwareDecisions?.surfaceCount
         report.hardwareReason = session.hardwareUnavailableReason
+        report.pixelTransferPath = session.pixelTransferPath
         let final = state.withLock { $0 }
         if let stop = final.stop { throw stop }
         report.frames = min(final.frames, limit)

@@ -12,15 +12,19 @@ enum DevicesCommand {
 
         Lists the DRM render nodes, their kernel drivers, the VA-API driver each loads (vendor
         string) and the decode profiles VAToolbox can use (H.264, HEVC, AV1, VP9, VP8, MPEG-2) with
-        their size limits and bit depths. When no node is usable,
-        says why (no /dev/dri, permission denied, no VA driver).
+        their size limits and bit depths, and its video processing: the formats VAToolbox converts
+        to on the GPU (or why it does not), what the driver writes, its filters and colour
+        standards. When no node is usable, says why (no /dev/dri, permission denied, no VA driver).
 
           --device PATH   describe only this node (default: VATOOLBOX_RENDER_NODE, else all)
           --json          print one JSON object (schema "devices", version 1, in Docs/CLI.md):
                           {"schema", "schema_version", "usable", "reason", "nodes": [{"path",
                           "kernel_driver", "pci_id", "usable", "error", "hint", "vendor",
                           "va_version", "profiles": [{"name", "codec", "codec_fourcc",
-                          "max_width", "max_height", "bit_depths", "error"}]}]}
+                          "max_width", "max_height", "bit_depths", "error"}], "video_processing":
+                          {"converts_to", "unavailable_reason", "output_fourccs", "filters",
+                          "input_color_standards", "output_color_standards", "min_size",
+                          "max_size"}}]}
 
         exit status: 0 at least one node decodes video, 1 none does (the listing says why), 2 bad usage
         """
@@ -81,8 +85,33 @@ enum DevicesCommand {
                 lines.append("  decode profiles:")
                 lines += profiles.map { "    \($0)" }
             }
+            lines += processingLines(device.videoProcessingCapabilities())
         }
         return lines.joined(separator: "\n")
+    }
+
+    /// "  video processing: converts to 'BGRA', '420v' on the GPU; the driver writes NV12, … ;
+    /// filters …; colour standards …", or why it converts nothing there.
+    private static func processingLines(_ processing: VideoProcessingCapabilities) -> [String] {
+        var lines: [String] = []
+        if let reason = processing.unavailableReason {
+            lines.append("  video processing: conversions on the CPU — \(reason)")
+        } else {
+            let formats = processing.outputPixelFormats.map(\.description).joined(separator: ", ")
+            lines.append("  video processing: converts to \(formats) on the GPU")
+        }
+        guard !processing.outputFourCCs.isEmpty else { return lines }
+        let sizes =
+            processing.maximumSize.map { maximum in
+                "; sizes \(processing.minimumSize.map(String.init) ?? "?")…\(maximum)"
+            } ?? ""
+        lines.append("    writes \(processing.outputFourCCs.joined(separator: ", "))\(sizes)")
+        lines.append(
+            "    filters: \(processing.filters.isEmpty ? "none" : processing.filters.joined(separator: ", "))")
+        lines.append(
+            "    colour standards in: \(processing.inputColorStandards.joined(separator: ", ")); out: "
+                + processing.outputColorStandards.joined(separator: ", "))
+        return lines
     }
 
     /// The report: whether some node decodes video and, when none does, why — then every node.
@@ -135,6 +164,22 @@ enum DevicesCommand {
                     ])
             }
             fields.append(("profiles", .array(profiles)))
+            let processing = device.videoProcessingCapabilities()
+            let strings = { (values: [String]) in JSON.array(values.map { JSON.string($0) }) }
+            fields.append(
+                (
+                    "video_processing",
+                    .object([
+                        ("converts_to", strings(processing.outputPixelFormats.map(\.fourCC))),
+                        ("unavailable_reason", .string(processing.unavailableReason)),
+                        ("output_fourccs", strings(processing.outputFourCCs)),
+                        ("filters", strings(processing.filters)),
+                        ("input_color_standards", strings(processing.inputColorStandards)),
+                        ("output_color_standards", strings(processing.outputColorStandards)),
+                        ("min_size", processing.minimumSize.map { JSON.int($0) } ?? .null),
+                        ("max_size", processing.maximumSize.map { JSON.int($0) } ?? .null),
+                    ])
+                ))
         }
         return .object(fields)
     }

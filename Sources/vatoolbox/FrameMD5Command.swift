@@ -61,6 +61,8 @@ enum FrameMD5Command {
             onSample: { hasher.record($0) }, fieldMode: fieldMode)
         try output.flush()
         guard report.frames > 0 else { throw .input("\(path): no picture could be decoded") }
+        // Where GPU pictures were converted, and why not on the GPU (the CPU's own need no line).
+        if report.usedHardware, let conversion = report.conversionLine { printError(conversion) }
         for line in report.problemLines { printError(line) }
         if let failure = report.failure { throw failure }
     }

@@ -31,6 +31,114 @@
 // the real driver's depend on the GPU).
 #define MODIFIER_NVIDIA_BLOCK_LINEAR DRM_MODIFIER(0x03, 0x10 | 4 | (0x06 << 12) | (2 << 20) | (1 << 22))
 
+// MARK: - Video processing (VPP)
+
+// What each driver lists for video processing. The test driver processes colour conversion,
+// scaling and cropping only (vatb_video_processing.c); a listed filter is refused when rendered.
+#define COUNT(array) ((unsigned int)(sizeof(array) / sizeof((array)[0])))
+#define ROTATIONS(first) (first | (1u << VA_ROTATION_90) | (1u << VA_ROTATION_180) | (1u << VA_ROTATION_270))
+
+// The test driver's own: what it processes, nothing more.
+static const VAProcColorStandardType test_color_standards[] = {
+    VAProcColorStandardBT601, VAProcColorStandardBT709, VAProcColorStandardBT2020, VAProcColorStandardExplicit,
+};
+static const uint32_t test_output_fourccs[] = {
+    VA_FOURCC_NV12, VA_FOURCC_P010, VA_FOURCC_BGRA, VA_FOURCC_RGBA, VA_FOURCC_BGRX, VA_FOURCC_RGBX,
+};
+
+// intel/media-driver (iHD):
+// - VAProfileNone gives VideoProc then Stats (media_libva_caps.cpp
+//   MediaLibvaCaps::LoadNoneProfileEntrypoints).
+// - Filters, in the order of media_libva.cpp `vp_supported_filters` (softlet:
+//   ddi_vp_functions.cpp DdiVpFunctions::m_vpSupportedFilters), each kept when its caps count is
+//   not 0; HVS noise reduction and HDR tone mapping as on a TGL-class part (FtrHVSDenoise, FtrHDR).
+// - Deinterlacing Bob, MotionAdaptive, MotionCompensated, no Weave (DdiVpFunctions::
+//   QueryDeinterlacingCapsAttrib).
+// - Colour standards in and out BT601, BT709, SRGB, STRGB, BT2020, Explicit
+//   (ddi_media_functions.cpp m_vpInputColorStd / m_vpOutputColorStd); pipeline_flags
+//   VA_PROC_PIPELINE_FAST, filter_flags 0, rotations 0/90/180/270, both mirrors, 16…16384
+//   (DdiMedia_QueryVideoProcPipelineCaps).
+// - Output surfaces (MediaLibvaCapsG12::QuerySurfaceAttributes then m_vpSurfaceAttr): NV12 first,
+//   then RGBA, BGRA, RGBX, P010 among others; no BGRX. Only the formats this model lays out are
+//   listed (its I420, YV12, YUY2, 422H/V, RGBP, RG24, ARGB, ABGR and 10-bit RGB are left out).
+static const VAProcFilterType ihd_filters[] = {
+    VAProcFilterNoiseReduction, VAProcFilterDeinterlacing, VAProcFilterSharpening, VAProcFilterColorBalance,
+    VAProcFilterSkinToneEnhancement, VAProcFilterTotalColorCorrection, VAProcFilterHVSNoiseReduction,
+    VAProcFilterHighDynamicRangeToneMapping,
+};
+static const VAProcDeinterlacingType ihd_deinterlacing[] = {
+    VAProcDeinterlacingBob, VAProcDeinterlacingMotionAdaptive, VAProcDeinterlacingMotionCompensated,
+};
+static const VAProcColorStandardType ihd_color_standards[] = {
+    VAProcColorStandardBT601, VAProcColorStandardBT709, VAProcColorStandardSRGB, VAProcColorStandardSTRGB,
+    VAProcColorStandardBT2020, VAProcColorStandardExplicit,
+};
+static const uint32_t ihd_output_fourccs[] = {
+    VA_FOURCC_NV12, VA_FOURCC_RGBA, VA_FOURCC_BGRA, VA_FOURCC_RGBX, VA_FOURCC_P010,
+};
+
+// Mesa's gallium VA front end:
+// - VAProfileNone is always listed, last, with VideoProc only (config.c vlVaQueryConfigProfiles,
+//   vlVaQueryConfigEntrypoints: "Support postprocessing through vl_compositor").
+// - Filters: Deinterlacing only, and only for a valid VPP context, else
+//   VA_STATUS_ERROR_INVALID_CONTEXT (postproc.c vlVaQueryVideoProcFilters).
+// - Deinterlacing Bob, Weave, MotionAdaptive (postproc.c vlVaQueryVideoProcFilterCaps).
+// - Colour standards BT601, BT709, BT2020, Explicit in and out (postproc.c
+//   vlVaQueryVideoProcPipelineCaps, vpp_color_standards); pipeline and filter flags 0; rotations
+//   90/180/270 without the bit for none, both mirrors; sizes from the pipe driver (radeonsi with
+//   VPE: 16…10240).
+// - Output surfaces: NV12, P010 and the 8-bit RGB formats the compositor renders to.
+static const VAProcFilterType mesa_filters[] = {VAProcFilterDeinterlacing};
+static const VAProcDeinterlacingType mesa_deinterlacing[] = {
+    VAProcDeinterlacingBob, VAProcDeinterlacingWeave, VAProcDeinterlacingMotionAdaptive,
+};
+static const VAProcColorStandardType mesa_color_standards[] = {
+    VAProcColorStandardBT601, VAProcColorStandardBT709, VAProcColorStandardBT2020, VAProcColorStandardExplicit,
+};
+static const uint32_t mesa_output_fourccs[] = {
+    VA_FOURCC_NV12, VA_FOURCC_P010, VA_FOURCC_BGRA, VA_FOURCC_RGBA, VA_FOURCC_BGRX, VA_FOURCC_RGBX,
+};
+
+// intel/intel-vaapi-driver (i965), as on Kaby Lake (gen9, has_vpp, HAS_VPP_P010):
+// - VAProfileNone with VideoProc when HAS_VPP (i965_drv_video.c i965_QueryConfigProfiles,
+//   i965_QueryConfigEntrypoints).
+// - Filters from the platform's table (i965_device_info.c, gen9: NoiseReduction, Deinterlacing,
+//   Sharpening, ColorBalance, SkinToneEnhancement; i965_QueryVideoProcFilters), deinterlacing Bob,
+//   MotionAdaptive, MotionCompensated, never Weave (i965_QueryVideoProcFilterCaps); no HDR.
+// - Pipeline caps: flags 0, one colour standard in and out, BT601; rotation, mirroring and the
+//   size limits are never written (i965_QueryVideoProcPipelineCaps).
+// - Output surfaces for a VideoProc config: NV12, I420, YV12, IMC3, YUY2, RGBA, RGBX, BGRA, BGRX,
+//   YV16, P010, I010 (i965_QuerySurfaceAttributes, GEN9 with HAS_VPP_P010); the model lays out
+//   NV12, RGBA, RGBX, BGRA, BGRX and P010.
+// - Colour: every YUV→RGB conversion is BT.601 limited range whatever the pipeline says
+//   (gen8_post_processing.c gen8_pp_plx_avs_initialize picks the matrix from the surface's
+//   VA_SRC_COLOR_MASK flags, which the VPP path never sets).
+// - Scaling: VA_FILTER_SCALING_HQ (and NL_ANAMORPHIC) take the AVS with Lanczos coefficients,
+//   the rest bilinear (i965_post_processing.c avs_is_needed, i965_vpp_avs.c
+//   avs_update_coefficients).
+static const VAProcFilterType i965_filters[] = {
+    VAProcFilterNoiseReduction, VAProcFilterDeinterlacing, VAProcFilterSharpening, VAProcFilterColorBalance,
+    VAProcFilterSkinToneEnhancement,
+};
+static const VAProcColorStandardType i965_color_standards[] = {VAProcColorStandardBT601};
+static const uint32_t i965_output_fourccs[] = {
+    VA_FOURCC_NV12, VA_FOURCC_RGBA, VA_FOURCC_RGBX, VA_FOURCC_BGRA, VA_FOURCC_BGRX, VA_FOURCC_P010,
+};
+
+// elFarto/nvidia-vaapi-driver: no VPP. Its profiles have VAEntrypointVLD only and VAProfileNone
+// is not listed; it never fills vtable_vpp (src/vabackend.c __vaDriverInit), so libva answers
+// the three VPP queries with VA_STATUS_ERROR_UNIMPLEMENTED (va/va.c VA_VPP_INVOKE).
+
+static const VATBProcessing test_processing = {
+    .available = true,
+    .color_standards = test_color_standards,
+    .color_standard_count = COUNT(test_color_standards),
+    .output_fourccs = test_output_fourccs,
+    .output_fourcc_count = COUNT(test_output_fourccs),
+    .rotation_flags = 0,
+    .min_size = 16,
+};
+
 static const VATBPersonality personalities[] = {
     {
         .kind = VATB_PERSONALITY_TEST,
@@ -41,6 +149,7 @@ static const VATBPersonality personalities[] = {
         .chroma_layer_format_16 = FORMAT_GR1616,
         .modifier = MODIFIER_LINEAR,
         .reports_decode_errors = true,
+        .processing = test_processing,
     },
     // intel/media-driver (iHD).
     // - vaDeriveImage maps the surface (media_libva.cpp DdiMedia_DeriveImage); GStreamer's va
@@ -62,6 +171,23 @@ static const VATBPersonality personalities[] = {
         .modifier = MODIFIER_INTEL_GEN12_MC_CCS,
         .compression_planes = true,
         .reports_decode_errors = true,
+        .processing = {
+            .available = true,
+            .lists_stats_entrypoint = true,
+            .filters = ihd_filters,
+            .filter_count = COUNT(ihd_filters),
+            .deinterlacing = ihd_deinterlacing,
+            .deinterlacing_count = COUNT(ihd_deinterlacing),
+            .color_standards = ihd_color_standards,
+            .color_standard_count = COUNT(ihd_color_standards),
+            .output_fourccs = ihd_output_fourccs,
+            .output_fourcc_count = COUNT(ihd_output_fourccs),
+            .pipeline_flags = VA_PROC_PIPELINE_FAST,
+            .rotation_flags = ROTATIONS(1u << VA_ROTATION_NONE),
+            .mirror_flags = VA_MIRROR_HORIZONTAL | VA_MIRROR_VERTICAL,
+            .min_size = 16,
+            .max_size = 16384,
+        },
     },
     // intel/intel-vaapi-driver (i965).
     // - vaGetImage is a blit into linear memory (i965_drv_video.c i965_GetImage →
@@ -78,6 +204,20 @@ static const VATBPersonality personalities[] = {
         .chroma_layer_format_8 = FORMAT_GR88,
         .chroma_layer_format_16 = FORMAT_GR1616,
         .modifier = MODIFIER_INTEL_Y_TILED,
+        .processing = {
+            .available = true,
+            .filters = i965_filters,
+            .filter_count = COUNT(i965_filters),
+            .deinterlacing = ihd_deinterlacing, // the same three, in the same order
+            .deinterlacing_count = COUNT(ihd_deinterlacing),
+            .color_standards = i965_color_standards,
+            .color_standard_count = COUNT(i965_color_standards),
+            .output_fourccs = i965_output_fourccs,
+            .output_fourcc_count = COUNT(i965_output_fourccs),
+            .leaves_limits_unset = true,
+            .converts_as_bt601_limited = true,
+            .hq_scaling_is_lanczos = true,
+        },
     },
     // Mesa's gallium VA front end (radeonsi).
     // - vaDeriveImage refuses an interlaced surface with VA_STATUS_ERROR_OPERATION_FAILED
@@ -97,6 +237,22 @@ static const VATBPersonality personalities[] = {
         .chroma_layer_format_8 = FORMAT_GR88,
         .chroma_layer_format_16 = FORMAT_GR1616,
         .modifier = MODIFIER_LINEAR,
+        .processing = {
+            .available = true,
+            .filters_need_context = true,
+            .filters = mesa_filters,
+            .filter_count = COUNT(mesa_filters),
+            .deinterlacing = mesa_deinterlacing,
+            .deinterlacing_count = COUNT(mesa_deinterlacing),
+            .color_standards = mesa_color_standards,
+            .color_standard_count = COUNT(mesa_color_standards),
+            .output_fourccs = mesa_output_fourccs,
+            .output_fourcc_count = COUNT(mesa_output_fourccs),
+            .rotation_flags = ROTATIONS(0u),
+            .mirror_flags = VA_MIRROR_HORIZONTAL | VA_MIRROR_VERTICAL,
+            .min_size = 16,
+            .max_size = 10240,
+        },
     },
     // elFarto/nvidia-vaapi-driver.
     // - No vaDeriveImage: nvDeriveImage returns VA_STATUS_ERROR_OPERATION_FAILED (src/vabackend.c).

@@ -9,6 +9,7 @@
 
 #include <va/va.h>
 #include <va/va_drmcommon.h>
+#include <va/va_vpp.h>
 
 /// Which real driver the test driver imitates.
 typedef enum VATBPersonalityKind {
@@ -18,6 +19,39 @@ typedef enum VATBPersonalityKind {
     VATB_PERSONALITY_MESA,   // Mesa's gallium VA front end (radeonsi)
     VATB_PERSONALITY_NVIDIA, // elFarto/nvidia-vaapi-driver
 } VATBPersonalityKind;
+
+/// What a personality's driver answers to the video-processing (VPP) queries, each list in the
+/// real driver's order (vatb_personality.c cites them).
+typedef struct VATBProcessing {
+    /// VAProfileNone is listed with VAEntrypointVideoProc; false: no VPP at all (libva then
+    /// answers VA_STATUS_ERROR_UNIMPLEMENTED to the three VPP queries).
+    bool available;
+    /// VAEntrypointStats follows VideoProc for VAProfileNone (iHD's legacy caps).
+    bool lists_stats_entrypoint;
+    /// vaQueryVideoProcFilters needs a valid VPP context (Mesa); iHD ignores the context.
+    bool filters_need_context;
+    const VAProcFilterType *filters;
+    unsigned int filter_count;
+    const VAProcDeinterlacingType *deinterlacing;
+    unsigned int deinterlacing_count;
+    /// Colour standards accepted in and out (one list for both, as both drivers fill them).
+    const VAProcColorStandardType *color_standards;
+    unsigned int color_standard_count;
+    /// The surface fourccs a VPP context writes (vaQuerySurfaceAttributes on its config).
+    const uint32_t *output_fourccs;
+    unsigned int output_fourcc_count;
+    uint32_t pipeline_flags;
+    uint32_t rotation_flags, mirror_flags;
+    uint32_t min_size, max_size;
+    /// vaQueryVideoProcPipelineCaps leaves rotation, mirroring and the size limits as the caller
+    /// passed them (i965).
+    bool leaves_limits_unset;
+    /// Every conversion is BT.601 limited range, whatever the pipeline's colour standard and
+    /// ranges say (i965).
+    bool converts_as_bt601_limited;
+    /// VA_FILTER_SCALING_HQ is Lanczos (i965's AVS) rather than the CPU path's bicubic.
+    bool hq_scaling_is_lanczos;
+} VATBProcessing;
 
 /// What a personality changes.
 typedef struct VATBPersonality {
@@ -41,6 +75,8 @@ typedef struct VATBPersonality {
     int render_target_limit;
     /// A picture with macroblock errors makes vaSyncSurface return VA_STATUS_ERROR_DECODING_ERROR.
     bool reports_decode_errors;
+    /// Video processing (vatb_video_processing.c).
+    VATBProcessing processing;
 } VATBPersonality;
 
 /// The personality named by VATB_PERSONALITY (the test driver's own when unset or unknown), with

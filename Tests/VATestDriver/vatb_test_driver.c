@@ -12,6 +12,7 @@
 #include "vatb_reference_pictures.h"
 #include "vatb_personality.h"
 #include "vatb_fault_injection.h"
+#include "vatb_video_processing.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -29,6 +30,7 @@
 
 #include <va/va.h>
 #include <va/va_backend.h>
+#include <va/va_backend_vpp.h>
 #include <va/va_dec_av1.h>
 #include <va/va_dec_vp8.h>
 #include <va/va_dec_vp9.h>
@@ -58,6 +60,9 @@ static atomic_long total_end_pictures, total_failed_end_pictures, total_syncs;
 // Successful vaDeriveImage and vaGetImage calls: only in the live report (VATBLiveObjects keeps
 // its layout), so that a subprocess test sees which read-back path its client took.
 static atomic_long total_derived_images, total_got_images;
+// Pictures processed by VPP contexts (vaEndPicture), in the live report: the conversions a client
+// had the "GPU" make instead of converting on the CPU.
+static atomic_long total_processed_pictures;
 
 void vatb_test_driver_live_objects(VATBLiveObjects *out) {
     if (out == NULL) return;
@@ -99,6 +104,7 @@ typedef enum Codec {
     CODEC_VP8,
     CODEC_VP9,
     CODEC_AV1,
+    CODEC_VPP, // a video-processing context (VAProfileNone, VAEntrypointVideoProc)
 } Codec;
 
 typedef struct Config {
@@ -112,6 +118,7 @@ typedef struct Surface {
     unsigned int rt_format;
     uint32_t fourcc;
     unsigned int bytes_per_sample;
+    unsigned int planes; // 2 (NV12, P010: luma, interleaved chroma) or 1 (packed RGB)
     uint32_t pitch;
     uint32_t chroma_offset;
     uint32_t size;
@@ -188,6 +195,9 @@ typedef struct Context {
     // The surfaces decoded into so far, for a personality's render-target limit (nvidia: 32).
     VASurfaceID decoded_targets[64];
     int decoded_target_count;
+    // A VPP context: the pipeline rendered for the picture.
+    VATBPipeline pipeline;
+    bool has_pipeline;
 } Context;
 
 typedef struct FaultWindow {
@@ -320,6 +330,7 @@ static const ProfileInfo *profile_info(const Driver *driver, VAProfile profile) 
 // DdiDecodeVP8::RenderPicture, ...) hands an unknown type to DdiCpInterface::RenderCencPicture,
 // which returns that status without content protection (media_libva_cp_interface.cpp).
 static bool accepts_buffer_type(Codec codec, VABufferType type) {
+    if (codec == CODEC_VPP) return type == VAProcPipelineParameterBufferType;
     switch (type) {
     case VAPictureParameterBufferType:
     case VASliceParameterBufferType:
@@ -331,16 +342,39 @@ static bool accepts_buffer_type(Codec codec, VABufferType type) {
     }
 }
 
+// The RGB formats are the ones VPP writes (masks as libva's va_fool and FFmpeg's
+// hwcontext_vaapi.c vaapi_format_map read them: 32 bits, little-endian bytes B, G, R, A for BGRA).
 static const VAImageFormat image_formats[] = {
     {.fourcc = VA_FOURCC_NV12, .byte_order = VA_LSB_FIRST, .bits_per_pixel = 12},
     {.fourcc = VA_FOURCC_P010, .byte_order = VA_LSB_FIRST, .bits_per_pixel = 24},
+    {.fourcc = VA_FOURCC_BGRA, .byte_order = VA_LSB_FIRST, .bits_per_pixel = 32, .depth = 32,
+     .red_mask = 0x00ff0000, .green_mask = 0x0000ff00, .blue_mask = 0x000000ff, .alpha_mask = 0xff000000},
+    {.fourcc = VA_FOURCC_RGBA, .byte_order = VA_LSB_FIRST, .bits_per_pixel = 32, .depth = 32,
+     .red_mask = 0x000000ff, .green_mask = 0x0000ff00, .blue_mask = 0x00ff0000, .alpha_mask = 0xff000000},
+    {.fourcc = VA_FOURCC_BGRX, .byte_order = VA_LSB_FIRST, .bits_per_pixel = 32, .depth = 24,
+     .red_mask = 0x00ff0000, .green_mask = 0x0000ff00, .blue_mask = 0x000000ff},
+    {.fourcc = VA_FOURCC_RGBX, .byte_order = VA_LSB_FIRST, .bits_per_pixel = 32, .depth = 24,
+     .red_mask = 0x000000ff, .green_mask = 0x0000ff00, .blue_mask = 0x00ff0000},
 };
 #define IMAGE_FORMAT_COUNT ((int)(sizeof(image_formats) / sizeof(image_formats[0])))
 
+static bool is_rgb_fourcc(uint32_t fourcc) {
+    return fourcc == VA_FOURCC_BGRA || fourcc == VA_FOURCC_RGBA || fourcc == VA_FOURCC_BGRX
+        || fourcc == VA_FOURCC_RGBX;
+}
+
+// The surface format of an RT format when no pixel-format attribute names one.
 static uint32_t fourcc_for_rt_format(unsigned int rt_format) {
     if (rt_format == VA_RT_FORMAT_YUV420) return VA_FOURCC_NV12;
     if (rt_format == VA_RT_FORMAT_YUV420_10) return VA_FOURCC_P010;
+    if (rt_format == VA_RT_FORMAT_RGB32) return VA_FOURCC_BGRA;
     return 0;
+}
+
+// Whether a surface of `fourcc` can be made for `rt_format`.
+static bool rt_format_holds(unsigned int rt_format, uint32_t fourcc) {
+    if (rt_format == VA_RT_FORMAT_RGB32) return is_rgb_fourcc(fourcc);
+    return fourcc_for_rt_format(rt_format) == fourcc;
 }
 
 static uint32_t align_up(uint32_t value, uint32_t alignment) {
@@ -349,14 +383,25 @@ static uint32_t align_up(uint32_t value, uint32_t alignment) {
 
 // The plane layout of an NV12 or P010 picture: luma pitch = width (in bytes) aligned to 64,
 // chroma plane after the luma plane at pitch × height aligned to 16.
+// A packed RGB picture is one plane of 4-byte pixels, pitch aligned to 64, rows to 16 (its
+// chroma_offset is its size: there is no chroma plane).
 typedef struct Layout {
     unsigned int bytes_per_sample;
+    unsigned int planes;
     uint32_t pitch, chroma_offset, size;
 } Layout;
 
 static bool layout_for(uint32_t fourcc, unsigned int width, unsigned int height, Layout *layout) {
-    if (fourcc != VA_FOURCC_NV12 && fourcc != VA_FOURCC_P010) return false;
     if (width == 0 || height == 0 || width > 65536 || height > 65536) return false;
+    if (is_rgb_fourcc(fourcc)) {
+        layout->bytes_per_sample = 4;
+        layout->planes = 1;
+        layout->pitch = align_up(width * 4, 64);
+        layout->chroma_offset = layout->size = layout->pitch * align_up(height, 16);
+        return true;
+    }
+    if (fourcc != VA_FOURCC_NV12 && fourcc != VA_FOURCC_P010) return false;
+    layout->planes = 2;
     layout->bytes_per_sample = fourcc == VA_FOURCC_P010 ? 2 : 1;
     layout->pitch = align_up(width * layout->bytes_per_sample, 64);
     uint32_t aligned_height = align_up(height, 16);
@@ -475,6 +520,14 @@ static void free_buffer_item(void *item) { free_buffer(item); }
 
 // MARK: - Configs
 
+// The RT formats a VPP config reads and writes.
+#define VPP_RT_FORMATS (VA_RT_FORMAT_YUV420 | VA_RT_FORMAT_YUV420_10 | VA_RT_FORMAT_RGB32)
+
+// Whether `profile` is video processing under this personality (VAProfileNone).
+static bool processes(const Driver *driver, VAProfile profile) {
+    return profile == VAProfileNone && driver->personality->processing.available;
+}
+
 static VAStatus vatb_QueryConfigProfiles(VADriverContextP ctx, VAProfile *profile_list, int *num_profiles) {
     VATB_INJECT();
     ENTER(ctx);
@@ -482,6 +535,8 @@ static VAStatus vatb_QueryConfigProfiles(VADriverContextP ctx, VAProfile *profil
     for (int i = 0; i < PROFILE_COUNT; i++) {
         if (!driver->unsupported[profiles[i].profile]) profile_list[count++] = profiles[i].profile;
     }
+    // Video processing, listed last as Mesa lists it (config.c vlVaQueryConfigProfiles).
+    if (driver->personality->processing.available) profile_list[count++] = VAProfileNone;
     *num_profiles = count;
     LEAVE();
 }
@@ -491,7 +546,11 @@ static VAStatus vatb_QueryConfigEntrypoints(
 ) {
     VATB_INJECT();
     ENTER(ctx);
-    if (profile_info(driver, profile) == NULL) {
+    if (processes(driver, profile)) {
+        entrypoint_list[0] = VAEntrypointVideoProc;
+        *num_entrypoints = 1;
+        if (driver->personality->processing.lists_stats_entrypoint) entrypoint_list[(*num_entrypoints)++] = VAEntrypointStats;
+    } else if (profile_info(driver, profile) == NULL) {
         *num_entrypoints = 0;
         status = VA_STATUS_ERROR_UNSUPPORTED_PROFILE;
     } else {
@@ -517,7 +576,17 @@ static VAStatus vatb_GetConfigAttributes(
     VATB_INJECT();
     ENTER(ctx);
     const ProfileInfo *info = profile_info(driver, profile);
-    if (info == NULL) {
+    if (processes(driver, profile)) {
+        if (entrypoint != VAEntrypointVideoProc) {
+            status = VA_STATUS_ERROR_UNSUPPORTED_ENTRYPOINT;
+        } else {
+            // Only the RT formats are answered (Mesa config.c vlVaGetConfigAttributes).
+            for (int i = 0; i < num_attribs; i++) {
+                attrib_list[i].value = attrib_list[i].type == VAConfigAttribRTFormat ? VPP_RT_FORMATS
+                                                                                      : VA_ATTRIB_NOT_SUPPORTED;
+            }
+        }
+    } else if (info == NULL) {
         status = VA_STATUS_ERROR_UNSUPPORTED_PROFILE;
     } else if (entrypoint != VAEntrypointVLD) {
         status = VA_STATUS_ERROR_UNSUPPORTED_ENTRYPOINT;
@@ -537,6 +606,17 @@ static VAStatus vatb_CreateConfig(
     unsigned int rt_format = info != NULL ? info->rt_format : 0;
     if (driver->fail_create_config) {
         status = VA_STATUS_ERROR_OPERATION_FAILED;
+    } else if (processes(driver, profile)) {
+        // Mesa accepts only the RT format attribute here (config.c vlVaCreateConfig).
+        rt_format = VPP_RT_FORMATS;
+        if (entrypoint != VAEntrypointVideoProc) status = VA_STATUS_ERROR_UNSUPPORTED_ENTRYPOINT;
+        for (int i = 0; status == VA_STATUS_SUCCESS && i < num_attribs; i++) {
+            if (attrib_list[i].type != VAConfigAttribRTFormat) {
+                status = VA_STATUS_ERROR_INVALID_VALUE;
+            } else if ((rt_format = attrib_list[i].value & VPP_RT_FORMATS) == 0) {
+                status = VA_STATUS_ERROR_UNSUPPORTED_RT_FORMAT;
+            }
+        }
     } else if (info == NULL) {
         status = VA_STATUS_ERROR_UNSUPPORTED_PROFILE;
     } else if (entrypoint != VAEntrypointVLD) {
@@ -615,7 +695,7 @@ static VAStatus vatb_QuerySurfaceAttributes(
 ) {
     VATB_INJECT();
     ENTER(ctx);
-    VASurfaceAttrib attribs[8];
+    VASurfaceAttrib attribs[16];
     unsigned int count = 0;
     Config *config = table_get(&driver->configs, config_id);
     if (config == NULL && config_id != VA_INVALID_ID) {
@@ -632,11 +712,19 @@ static VAStatus vatb_QuerySurfaceAttributes(
         count++;                                               \
     } while (0)
     const unsigned int settable = VA_SURFACE_ATTRIB_GETTABLE | VA_SURFACE_ATTRIB_SETTABLE;
-    if (config == NULL || (config->rt_format & VA_RT_FORMAT_YUV420) != 0) {
-        ADD_ATTRIB(VASurfaceAttribPixelFormat, settable, VA_FOURCC_NV12);
-    }
-    if (config == NULL || (config->rt_format & VA_RT_FORMAT_YUV420_10) != 0) {
-        ADD_ATTRIB(VASurfaceAttribPixelFormat, settable, VA_FOURCC_P010);
+    if (config != NULL && config->entrypoint == VAEntrypointVideoProc) {
+        // What the personality's VPP writes, in its order.
+        const VATBProcessing *processing = &driver->personality->processing;
+        for (unsigned int i = 0; i < processing->output_fourcc_count; i++) {
+            ADD_ATTRIB(VASurfaceAttribPixelFormat, settable, processing->output_fourccs[i]);
+        }
+    } else {
+        if (config == NULL || (config->rt_format & VA_RT_FORMAT_YUV420) != 0) {
+            ADD_ATTRIB(VASurfaceAttribPixelFormat, settable, VA_FOURCC_NV12);
+        }
+        if (config == NULL || (config->rt_format & VA_RT_FORMAT_YUV420_10) != 0) {
+            ADD_ATTRIB(VASurfaceAttribPixelFormat, settable, VA_FOURCC_P010);
+        }
     }
     ADD_ATTRIB(VASurfaceAttribMinWidth, VA_SURFACE_ATTRIB_GETTABLE, VATB_MIN_SIZE);
     ADD_ATTRIB(VASurfaceAttribMinHeight, VA_SURFACE_ATTRIB_GETTABLE, VATB_MIN_SIZE);
@@ -673,6 +761,7 @@ static Surface *new_surface(uint32_t fourcc, unsigned int rt_format, unsigned in
     surface->rt_format = rt_format;
     surface->fourcc = fourcc;
     surface->bytes_per_sample = layout.bytes_per_sample;
+    surface->planes = layout.planes;
     surface->pitch = layout.pitch;
     surface->chroma_offset = layout.chroma_offset;
     surface->size = layout.size;
@@ -696,7 +785,12 @@ static VAStatus vatb_CreateSurfaces2(
         const VASurfaceAttrib *attrib = &attrib_list[i];
         if (!(attrib->flags & VA_SURFACE_ATTRIB_SETTABLE)) continue;
         if (attrib->type == VASurfaceAttribPixelFormat) {
-            if ((uint32_t)attrib->value.value.i != fourcc) status = VA_STATUS_ERROR_INVALID_IMAGE_FORMAT;
+            uint32_t asked = (uint32_t)attrib->value.value.i;
+            if (rt_format_holds(format, asked)) {
+                fourcc = asked;
+            } else {
+                status = VA_STATUS_ERROR_INVALID_IMAGE_FORMAT;
+            }
         } else if (attrib->type == VASurfaceAttribMemoryType) {
             if ((uint32_t)attrib->value.value.i != VA_SURFACE_ATTRIB_MEM_TYPE_VA) {
                 status = VA_STATUS_ERROR_UNSUPPORTED_MEMORY_TYPE;
@@ -804,7 +898,9 @@ static VAStatus vatb_CreateContext(
         const ProfileInfo *info = profile_info(driver, config->profile);
         context->config = config_id;
         context->profile = config->profile;
-        context->codec = info != NULL ? info->codec : CODEC_H264;
+        context->codec = config->entrypoint == VAEntrypointVideoProc ? CODEC_VPP
+            : info != NULL                                     ? info->codec
+                                                               : CODEC_H264;
         context->width = picture_width;
         context->height = picture_height;
         context->num_render_targets = num_render_targets;
@@ -974,6 +1070,7 @@ static void reset_picture(Context *context) {
     context->display_target = VA_INVALID_SURFACE;
     context->pending_count = context->pending_head = 0;
     context->group_count = context->group_head = 0;
+    context->has_pipeline = false;
 }
 
 // MARK: - The simulated GPU (VATB_LATENCY_US)
@@ -1212,6 +1309,7 @@ static void take_picture_parameters(Driver *driver, Context *context, const Buff
     case CODEC_AV1:
         if (size >= sizeof(VADecPictureParameterBufferAV1)) take_av1_picture_parameters(context, data);
         break;
+    case CODEC_VPP: break; // refused by accepts_buffer_type
     }
 }
 
@@ -1299,6 +1397,14 @@ static VAStatus vatb_RenderPicture(VADriverContextP ctx, VAContextID context_id,
             if (!push_slice_parameters(context, buffer)) status = VA_STATUS_ERROR_ALLOCATION_FAILED;
             break;
         case VASliceDataBufferType: hash_slice_data(context, buffer); break;
+        case VAProcPipelineParameterBufferType:
+            if (buffer->element_size < sizeof(VAProcPipelineParameterBuffer)) {
+                status = VA_STATUS_ERROR_INVALID_BUFFER;
+            } else {
+                vatb_vpp_take_pipeline((const VAProcPipelineParameterBuffer *)buffer->data, &context->pipeline);
+                context->has_pipeline = true;
+            }
+            break;
         default: break;
         }
     }
@@ -1352,6 +1458,34 @@ static void fill_reference_picture(Driver *driver, Surface *surface, uint64_t ha
     }
 }
 
+// The picture of a VPP context: the pipeline's source surface processed into the render target
+// (vatb_video_processing.c), finished by the simulated GPU as a decoded picture is.
+static VAStatus end_processing(Driver *driver, Context *context, Surface *target) {
+    if (!context->has_pipeline) return VA_STATUS_ERROR_INVALID_PARAMETER;
+    Surface *source = table_get(&driver->surfaces, context->pipeline.parameters.surface);
+    if (source == NULL || source == target) return VA_STATUS_ERROR_INVALID_SURFACE;
+    VATBPictureTarget from = {
+        .data = source->data, .fourcc = source->fourcc, .width = source->width, .height = source->height,
+        .pitch = source->pitch, .chroma_offset = source->chroma_offset,
+    };
+    VATBPictureTarget to = {
+        .data = target->data, .fourcc = target->fourcc, .width = target->width, .height = target->height,
+        .pitch = target->pitch, .chroma_offset = target->chroma_offset,
+    };
+    VAStatus status = vatb_vpp_process(&driver->personality->processing, &context->pipeline, &from, &to);
+    if (status != VA_STATUS_SUCCESS) return status;
+    atomic_fetch_add(&total_processed_pictures, 1);
+    target->interlaced = false;
+    target->damaged = false;
+    target->has_first_field = false;
+    // The processing starts once the source's picture is decoded.
+    if (driver->latency_ns > 0) {
+        uint64_t ready = schedule_picture(driver->latency_ns);
+        target->ready_ns = ready > source->ready_ns ? ready : source->ready_ns + driver->latency_ns;
+    }
+    return VA_STATUS_SUCCESS;
+}
+
 static VAStatus vatb_EndPicture(VADriverContextP ctx, VAContextID context_id) {
     VATB_INJECT();
     wait_for_queue_room(DRIVER(ctx));
@@ -1366,6 +1500,11 @@ static VAStatus vatb_EndPicture(VADriverContextP ctx, VAContextID context_id) {
         reset_picture(context);
         status = surface == NULL && context->in_picture ? VA_STATUS_ERROR_INVALID_SURFACE
                                                          : VA_STATUS_ERROR_OPERATION_FAILED;
+        LEAVE();
+    }
+    if (context->codec == CODEC_VPP) {
+        status = end_processing(driver, context, surface);
+        reset_picture(context);
         LEAVE();
     }
     driver->end_picture_calls += 1;
@@ -1506,7 +1645,7 @@ static VAStatus add_image(
         }
     } else {
         status = create_buffer(driver, VAImageBufferType, layout.size, 1, NULL, &buffer_id, &buffer);
-        if (status == VA_STATUS_SUCCESS) {
+        if (status == VA_STATUS_SUCCESS && layout.planes == 2) {
             memset(buffer->data + layout.chroma_offset, 0x80, layout.size - layout.chroma_offset);
         }
     }
@@ -1523,10 +1662,13 @@ static VAStatus add_image(
     va->width = (uint16_t)width;
     va->height = (uint16_t)height;
     va->data_size = layout.size;
-    va->num_planes = 2;
-    va->pitches[0] = va->pitches[1] = layout.pitch;
+    va->num_planes = layout.planes;
+    va->pitches[0] = layout.pitch;
     va->offsets[0] = 0;
-    va->offsets[1] = layout.chroma_offset;
+    if (layout.planes == 2) {
+        va->pitches[1] = layout.pitch;
+        va->offsets[1] = layout.chroma_offset;
+    }
     image->derived_from = alias != NULL ? alias_id : VA_INVALID_ID;
     status = table_add(&driver->images, image, &va->image_id);
     if (status != VA_STATUS_SUCCESS) {
@@ -1621,6 +1763,7 @@ static void copy_planes(
             memcpy(s, i, (size_t)width * bps);
         }
     }
+    if (surface->planes == 1) return;
     // Chroma: interleaved CbCr at half resolution, so 2 samples (2 × bps bytes) per 2 luma columns.
     unsigned int chroma_x0 = (unsigned int)surface_x / 2, image_cx0 = (unsigned int)image_x / 2;
     unsigned int chroma_rows = (height + (unsigned int)surface_y % 2 + 1) / 2;
@@ -1730,9 +1873,24 @@ static VAStatus vatb_ExportSurfaceHandle(
     uint32_t extra_bytes = 0;
     VADRMPRIMESurfaceDescriptor *out = descriptor;
     memset(out, 0, sizeof(*out));
-    vatb_personality_fill_export(
-        personality, surface->fourcc == VA_FOURCC_P010, composed, surface->pitch, surface->chroma_offset,
-        surface->chroma_offset / surface->pitch, surface->size, out, &extra_bytes);
+    if (surface->planes == 1) {
+        // Packed RGB (a VPP output): one layer of one plane either way, as the DRM format of its
+        // bytes (drm_fourcc.h: ARGB8888 is B, G, R, A in memory).
+        out->num_layers = 1;
+        out->layers[0].num_planes = 1;
+        out->layers[0].pitch[0] = surface->pitch;
+        out->objects[0].drm_format_modifier = personality->modifier;
+        switch (surface->fourcc) {
+        case VA_FOURCC_BGRA: out->layers[0].drm_format = VA_FOURCC('A', 'R', '2', '4'); break;
+        case VA_FOURCC_RGBA: out->layers[0].drm_format = VA_FOURCC('A', 'B', '2', '4'); break;
+        case VA_FOURCC_BGRX: out->layers[0].drm_format = VA_FOURCC('X', 'R', '2', '4'); break;
+        default: out->layers[0].drm_format = VA_FOURCC('X', 'B', '2', '4'); break;
+        }
+    } else {
+        vatb_personality_fill_export(
+            personality, surface->fourcc == VA_FOURCC_P010, composed, surface->pitch, surface->chroma_offset,
+            surface->chroma_offset / surface->pitch, surface->size, out, &extra_bytes);
+    }
     // Compression planes (iHD) follow the surface's bytes, zero: nothing is compressed.
     if (written == surface->size && extra_bytes > 0 && ftruncate(fd, (off_t)surface->size + extra_bytes) != 0) {
         written = 0;
@@ -1749,6 +1907,54 @@ static VAStatus vatb_ExportSurfaceHandle(
     out->num_objects = 1;
     out->objects[0].fd = fd;
     out->objects[0].size = surface->size + extra_bytes;
+    LEAVE();
+}
+
+// MARK: - Video processing queries (vatb_video_processing.c)
+
+// The context given to a VPP query: Mesa needs a valid VPP context for the filter list
+// (postproc.c vlVaQueryVideoProcFilters: VA_STATUS_ERROR_INVALID_CONTEXT), iHD ignores it.
+static VAStatus check_processing_context(Driver *driver, VAContextID context_id) {
+    Context *context = table_get(&driver->contexts, context_id);
+    if (context != NULL && context->codec == CODEC_VPP) return VA_STATUS_SUCCESS;
+    return driver->personality->processing.filters_need_context ? VA_STATUS_ERROR_INVALID_CONTEXT
+                                                                : VA_STATUS_SUCCESS;
+}
+
+static VAStatus vatb_QueryVideoProcFilters(
+    VADriverContextP ctx, VAContextID context, VAProcFilterType *filters, unsigned int *num_filters
+) {
+    ENTER(ctx);
+    status = check_processing_context(driver, context);
+    if (status == VA_STATUS_SUCCESS) {
+        status = vatb_vpp_query_filters(&driver->personality->processing, filters, num_filters);
+    }
+    LEAVE();
+}
+
+static VAStatus vatb_QueryVideoProcFilterCaps(
+    VADriverContextP ctx, VAContextID context, VAProcFilterType type, void *filter_caps, unsigned int *num_filter_caps
+) {
+    ENTER(ctx);
+    status = check_processing_context(driver, context);
+    if (status == VA_STATUS_SUCCESS) {
+        status = vatb_vpp_query_filter_caps(&driver->personality->processing, type, filter_caps, num_filter_caps);
+    }
+    LEAVE();
+}
+
+static VAStatus vatb_QueryVideoProcPipelineCaps(
+    VADriverContextP ctx, VAContextID context, VABufferID *filters, unsigned int num_filters,
+    VAProcPipelineCaps *pipeline_caps
+) {
+    (void)filters;
+    ENTER(ctx);
+    status = check_processing_context(driver, context);
+    if (status == VA_STATUS_SUCCESS && num_filters != 0) status = VA_STATUS_ERROR_UNSUPPORTED_FILTER;
+    if (status == VA_STATUS_SUCCESS) {
+        status = vatb_vpp_query_pipeline_caps(
+            &driver->personality->processing, (unsigned int)driver->max_width, pipeline_caps);
+    }
     LEAVE();
 }
 
@@ -1899,9 +2105,11 @@ static VAStatus vatb_Terminate(VADriverContextP ctx) {
         vatb_test_driver_live_objects(&live);
         fprintf(stderr,
             "vatb: live drivers=%ld configs=%ld contexts=%ld surfaces=%ld buffers=%ld images=%ld "
-            "end_pictures=%ld failed_end_pictures=%ld syncs=%ld derived_images=%ld got_images=%ld\n",
+            "end_pictures=%ld failed_end_pictures=%ld syncs=%ld derived_images=%ld got_images=%ld "
+            "processed_pictures=%ld\n",
             live.drivers, live.configs, live.contexts, live.surfaces, live.buffers, live.images, live.end_pictures,
-            live.failed_end_pictures, live.syncs, atomic_load(&total_derived_images), atomic_load(&total_got_images));
+            live.failed_end_pictures, live.syncs, atomic_load(&total_derived_images), atomic_load(&total_got_images),
+            atomic_load(&total_processed_pictures));
     }
     return VA_STATUS_SUCCESS;
 }
@@ -1936,8 +2144,8 @@ VAStatus VATB_INIT_FUNC(VADriverContextP ctx) {
     ctx->pDriverData = driver;
     ctx->version_major = VA_MAJOR_VERSION;
     ctx->version_minor = VA_MINOR_VERSION;
-    ctx->max_profiles = PROFILE_COUNT;
-    ctx->max_entrypoints = 1;
+    ctx->max_profiles = PROFILE_COUNT + 1; // and VAProfileNone for video processing
+    ctx->max_entrypoints = 2;
     ctx->max_attributes = 4;
     ctx->max_image_formats = IMAGE_FORMAT_COUNT;
     ctx->max_subpic_formats = 1;
@@ -1996,6 +2204,14 @@ VAStatus VATB_INIT_FUNC(VADriverContextP ctx) {
     vtable->vaExportSurfaceHandle = vatb_ExportSurfaceHandle;
     vtable->vaSyncSurface2 = vatb_SyncSurface2;
     vtable->vaSyncBuffer = vatb_SyncBuffer;
+    // No VPP table under a personality without video processing: libva then answers the VPP
+    // queries with VA_STATUS_ERROR_UNIMPLEMENTED, as for nvidia-vaapi-driver.
+    if (driver->personality->processing.available && ctx->vtable_vpp != NULL) {
+        ctx->vtable_vpp->version = VA_DRIVER_VTABLE_VPP_VERSION;
+        ctx->vtable_vpp->vaQueryVideoProcFilters = vatb_QueryVideoProcFilters;
+        ctx->vtable_vpp->vaQueryVideoProcFilterCaps = vatb_QueryVideoProcFilterCaps;
+        ctx->vtable_vpp->vaQueryVideoProcPipelineCaps = vatb_QueryVideoProcPipelineCaps;
+    }
 
     atomic_fetch_add(&live_drivers, 1);
     return VA_STATUS_SUCCESS;

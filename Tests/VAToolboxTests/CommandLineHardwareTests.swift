@@ -58,6 +58,45 @@ struct CommandLineHardwareTests {
         #expect(profiles.compactMap { $0["bit_depths"] as? [Int] } == Self.driverProfiles.map(\.bitDepths))
     }
 
+    /// `devices` lists each device's video processing as the driver answers (the test driver's
+    /// personalities: Docs/TestVADriver.md, "Video processing"), and what VAToolbox converts there.
+    @Test(arguments: TestVADriver.personalities)
+    func devicesListsTheVideoProcessing(_ personality: String?) throws {
+        let extra = personality.map { ["VATB_PERSONALITY": $0] } ?? [:]
+        let result = try Self.onTestDriver(["devices", "--device", "/dev/null"], extra)
+        #expect(result.status == 0, "\(result.standardError)")
+        let json = try Self.onTestDriver(["devices", "--device", "/dev/null", "--json"], extra)
+        let report = try #require(try JSONSerialization.jsonObject(with: json.standardOutput) as? [String: Any])
+        let node = try #require((report["nodes"] as? [[String: Any]])?.first)
+        let processing = try #require(node["video_processing"] as? [String: Any])
+        let convertsTo = processing["converts_to"] as? [String]
+        let fourCCs = processing["output_fourccs"] as? [String]
+        let filters = processing["filters"] as? [String]
+        switch personality {
+        case "nvidia":
+            #expect(
+                result.text.contains(
+                    "video processing: conversions on the CPU — the nvidia driver has no video processing"))
+            #expect(convertsTo == [] && fourCCs == [] && filters == [])
+        case "i965":
+            #expect(result.text.contains("video processing: conversions on the CPU — the i965 driver converts"))
+            #expect(convertsTo == [] && fourCCs == ["NV12", "RGBA", "RGBX", "BGRA", "BGRX", "P010"])
+            #expect(processing["input_color_standards"] as? [String] == ["BT601"])
+            #expect(processing["max_size"] is NSNull, "i965 leaves the sizes unset")
+        case "ihd":
+            #expect(result.text.contains("video processing: converts to 'BGRA', '420v', 'x420' on the GPU"))
+            #expect(fourCCs == ["NV12", "RGBA", "BGRA", "RGBX", "P010"])
+            #expect(filters?.contains("HighDynamicRangeToneMapping") == true && filters?.count == 8)
+            #expect(processing["max_size"] as? Int == 16384)
+        case "mesa":
+            #expect(filters == ["Deinterlacing"] && processing["max_size"] as? Int == 10240)
+            #expect(convertsTo == ["BGRA", "420v", "x420"])
+        default:
+            #expect(convertsTo == ["BGRA", "420v", "x420"] && filters == [])
+            #expect(processing["unavailable_reason"] is NSNull)
+        }
+    }
+
     /// Every new codec decodes on the GPU path of the test driver: the summary says VA-API and
     /// counts the frames of the fixture's framemd5 oracle; VP9 profile 1 (4:4:4), which has no
     /// VA-API profile, is one line and exit status 3 with --hwaccel vaapi.
@@ -222,6 +261,32 @@ struct CommandLineHardwareTests {
         } else {
             #expect(line.hasSuffix("composed: accepted"), "\(line)")
         }
+    }
+
+    /// `bench --convert BGRA --with-ffmpeg`: the GPU row converts on the GPU (the report says
+    /// so), beside `ffmpeg -hwaccel vaapi … -vf scale_vaapi=format=bgra` on the same driver, and
+    /// the CPU rows beside `ffmpeg -pix_fmt bgra`; the ratio lines compare them.
+    @Test func benchConvertsBesideTheFFmpegCLI() throws {
+        let arguments = [
+            "bench", Self.fixture, "--device", "/dev/null", "--runs", "1", "--frames", "10", "--threads", "2",
+            "--convert", "BGRA", "--with-ffmpeg",
+        ]
+        let result = try Self.onTestDriver(arguments + ["--json"])
+        #expect(result.status == 0, "\(result.standardError)")
+        let report = try #require(try JSONSerialization.jsonObject(with: result.standardOutput) as? [String: Any])
+        #expect(report["convert"] as? String == "BGRA")
+        #expect(report["gpu_conversion"] as? String == "on the GPU (VA-API video processing)")
+        let rows = try #require(report["rows"] as? [[String: Any]])
+        #expect(rows.map { $0["decoder"] as? String } == ["vaapi", "ffmpeg-vaapi", "cpu", "cpu", "ffmpeg"])
+        for row in rows {
+            #expect(row["available"] as? Bool == true, "\(row)")
+            #expect(row["frames"] as? Int == 10, "\(row)")
+        }
+        let text = try Self.onTestDriver(arguments)
+        #expect(text.status == 0, "\(text.standardError)")
+        #expect(text.text.contains("conversion to 'BGRA': GPU row on the GPU (VA-API video processing)"))
+        #expect(text.text.contains("GPU over ffmpeg CLI (ffmpeg CLI, VA-API): median fps "))
+        #expect(text.text.contains("CPU over ffmpeg CLI (ffmpeg CLI, 2 threads): median fps "))
     }
 
     @Test func benchMeasuresTheGPURow() throws {

@@ -128,8 +128,15 @@ import Testing
                         VAProfileH264ConstrainedBaseline, VAProfileH264Main, VAProfileH264High, VAProfileHEVCMain,
                         VAProfileHEVCMain10, VAProfileMPEG2Simple, VAProfileMPEG2Main, VAProfileVP8Version0_3,
                         VAProfileVP9Profile0, VAProfileVP9Profile2, VAProfileAV1Profile0,
+                        // Video processing (Docs/TestVADriver.md, "Video processing").
+                        VAProfileNone,
                     ].map(\.rawValue)))
-        for profile in profiles {
+        var processing = [VAEntrypoint](repeating: VAEntrypoint(0), count: Int(vaMaxNumEntrypoints(dpy)))
+        var processingCount: Int32 = 0
+        try Self.check(
+            vaQueryConfigEntrypoints(dpy, VAProfileNone, &processing, &processingCount), "vaQueryConfigEntrypoints")
+        #expect(Array(processing.prefix(Int(processingCount))) == [VAEntrypointVideoProc])
+        for profile in profiles where profile != VAProfileNone {
             var entrypoints = [VAEntrypoint](repeating: VAEntrypoint(0), count: Int(vaMaxNumEntrypoints(dpy)))
             var count: Int32 = 0
             try Self.check(vaQueryConfigEntrypoints(dpy, profile, &entrypoints, &count), "vaQueryConfigEntrypoints")

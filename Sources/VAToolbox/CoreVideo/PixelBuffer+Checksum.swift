@@ -18,7 +18,13 @@ extension PixelBuffer {
     }
 
     /// The number of bytes ``md5`` hashes: the size of the picture in `ffmpeg -f rawvideo` form.
+    ///
+    /// A GPU surface's size comes from its layout: it is not read back for it.
     public var rawVideoByteCount: Int {
-        withLockedPlanes { planes in planes.reduce(0) { $0 + $1.bytesPerRowOfPixels * $1.height } }
+        let surfaceSize = try? withSurface { (frame) throws(VTError) -> Int? in
+            frame.flatMap { $0.sampleLayout.bufferSize(width: width, height: height, alignment: 1) }
+        }
+        if let surfaceSize { return surfaceSize }
+        return withLockedPlanes { planes in planes.reduce(0) { $0 + $1.bytesPerRowOfPixels * $1.height } }
     }
 }

@@ -346,6 +346,10 @@ public final class PixelBuffer: Sendable, CustomStringConvertible {
         }
     }
 
+    /// The device of a GPU surface, which converts it on the GPU (``SurfaceAccess/makeProcessor()``);
+    /// nil for a picture in CPU memory.
+    var surfaceDevice: (any SurfaceAccess)? { isGPUSurface ? surfaceAccess : nil }
+
     /// Runs `body` with the VA frame when the picture is a GPU surface, with nil otherwise.
     func withSurface<Result>(_ body: (Frame?) throws(VTError) -> Result) throws(VTError) -> Result {
         try storage.withLock { (storage: inout Storage) throws(VTError) -> Result in

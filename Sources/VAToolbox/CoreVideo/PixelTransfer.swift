@@ -5,23 +5,37 @@
 /// matrix from its colour attachments (BT.601 when unspecified), the source's range, and the
 /// destination range the destination FourCC names (`'420v'` video, `'420f'` full).
 ///
+/// A GPU surface is converted on the GPU when its driver can (``SurfaceProcessing``, VA video
+/// processing: the result is a GPU surface too), on the CPU otherwise; ``path`` says which, and why.
+///
 /// Not thread-safe: a session uses its own on its queue.
 final class PixelTransfer {
     /// The libswscale context, kept between conversions.
     private let scaler = Scaler()
     private var pool: PixelBufferPool?
+    /// The GPU converter of the surfaces' device, made at the first GPU surface.
+    private var processor: (any SurfaceProcessing)?
+    /// Whether GPU surfaces may be converted on the GPU (``PixelTransferSession`` lets the
+    /// application turn it off).
+    var convertsOnGPU = true
 
-    /// The pool the last conversion drew from.
+    /// The pool the last CPU conversion drew from.
     var currentPool: PixelBufferPool? { pool }
+    /// Where the last conversion ran; nil before the first.
+    private(set) var path: PixelTransferPath?
 
-    /// Converts `source` into a buffer of `format`, `width` x `height`, from a pool that is made
-    /// (or remade, when the size changes) as needed.
+    /// Converts `source` into a buffer of `format`, `width` x `height`: a GPU surface on the GPU
+    /// when its driver can, else on the CPU into a buffer from a pool that is made (or remade,
+    /// when the size changes) as needed.
     ///
     /// - Throws: ``VTError/pixelTransferNotSupported`` when libswscale cannot convert between
     ///   the formats; ``VTError/allocationFailed`` when memory runs out.
     func transfer(_ source: PixelBuffer, to format: PixelFormat, width: Int, height: Int, minimumBufferCount: Int)
         throws(VTError) -> PixelBuffer
     {
+        if let converted = onGPU(source, to: format, width: width, height: height, minimumBufferCount) {
+            return converted
+        }
         if pool == nil || pool?.pixelFormat != format || pool?.width != width || pool?.height != height {
             pool = try PixelBufferPool(
                 pixelFormat: format, width: width, height: height, minimumBufferCount: minimumBufferCount)
@@ -48,7 +62,48 @@ final class PixelTransfer {
         // Locking for writing copies a buffer the decoder still shares, so a reference picture is
         // never written.
         try destination.withLockedPlanesForWriting { _ throws(VTError) in }
+        // A GPU surface converted on the GPU is read back into the destination: one read-back of
+        // the converted picture instead of the source's and a conversion on the CPU.
+        if let converted = onGPU(
+            source, to: destination.pixelFormat, width: destination.width, height: destination.height, 0)
+        {
+            try converted.withFrame { (input: Frame) throws(VTError) in
+                try destination.withFrameToWrite { (output: Frame) throws(VTError) in
+                    try output.copyPixels(from: input)
+                    output.copyPictureDescription(from: input)
+                }
+            }
+            destination.addCopiedBytes(destination.rawVideoByteCount)
+            return
+        }
         try transfer(source, into: destination, destinationFormat: destinationFormat)
+    }
+
+    /// `source` converted on the GPU when it is a GPU surface and its driver can; nil otherwise,
+    /// with ``path`` saying why.
+    private func onGPU(
+        _ source: PixelBuffer, to format: PixelFormat, width: Int, height: Int, _ minimumBufferCount: Int
+    ) -> PixelBuffer? {
+        guard let device = source.surfaceDevice else {
+            path = .cpu(reason: nil)
+            return nil
+        }
+        guard convertsOnGPU else {
+            path = .cpu(reason: "GPU conversion turned off")
+            return nil
+        }
+        let processor = self.processor ?? device.makeProcessor()
+        self.processor = processor
+        switch processor.process(
+            source, to: format, width: width, height: height, minimumBufferCount: minimumBufferCount)
+        {
+        case .success(let converted):
+            path = .gpu
+            return converted
+        case .failure(let refusal):
+            path = .cpu(reason: refusal.reason)
+            return nil
+        }
     }
 
     private func transfer(_ source: PixelBuffer, into destination: PixelBuffer, destinationFormat: PixelLayout)

@@ -15,15 +15,33 @@ import Synchronization
 /// let thumbnail = try transfer.transferImage(picture, pixelFormat: .bgra, width: 160, height: 90)
 /// ```
 ///
-/// A session keeps its libswscale context and a pool of destination buffers between calls; it
-/// may be used from any thread, one conversion at a time.
+/// A GPU surface (a picture decoded on VA-API) given to
+/// ``transferImage(_:pixelFormat:width:height:)`` is converted on the GPU when its driver can —
+/// VA video processing, as FFmpeg's `scale_vaapi` — into a GPU surface of the format asked for
+/// (BGRA, NV12 or P010), which stays on the GPU until it is locked or exported;
+/// ``lastTransferPath`` says where, and why not on the GPU. Docs/Hardware.md, "Video
+/// processing", lists what each driver converts.
+///
+/// A session keeps its libswscale context, its GPU converter and a pool of destination buffers
+/// between calls; it may be used from any thread, one conversion at a time.
 public final class PixelTransferSession: Sendable {
     /// The converter, one call at a time.
     private let converter: Mutex<PixelTransfer>
 
     /// Creates a session — `VTPixelTransferSessionCreate`.
-    public init() {
-        converter = Mutex(PixelTransfer())
+    ///
+    /// - Parameter convertsOnGPU: Whether GPU surfaces may be converted on the GPU (true); false
+    ///   reads them back and converts on the CPU.
+    public init(convertsOnGPU: Bool = true) {
+        let transfer = PixelTransfer()
+        transfer.convertsOnGPU = convertsOnGPU
+        converter = Mutex(transfer)
+    }
+
+    /// Where the last ``transferImage(_:pixelFormat:width:height:)`` converted: on the GPU, or
+    /// on the CPU and why a GPU surface was not converted there; nil before the first.
+    public var lastTransferPath: PixelTransferPath? {
+        converter.withLock { $0.path }
     }
 
     /// Converts and scales `source` into `destination` — `VTPixelTransferSessionTransferImage`.
@@ -47,11 +65,12 @@ public final class PixelTransferSession: Sendable {
 
     /// Converts and scales `source` into a new buffer of `pixelFormat`.
     ///
-    /// The buffer comes from a pool the session keeps for the last format and size asked for,
-    /// so a loop over pictures of one size allocates only a handful.
+    /// A GPU surface is converted on the GPU into a GPU surface when its driver can (see above);
+    /// otherwise the buffer comes from a pool the session keeps for the last format and size
+    /// asked for, so a loop over pictures of one size allocates only a handful.
     ///
     /// - Parameters:
-    ///   - source: The image to read; a GPU surface is read back.
+    ///   - source: The image to read; a GPU surface is converted on the GPU, or read back.
     ///   - pixelFormat: The destination's format, for example ``PixelFormat/bgra``.
     ///   - width: The destination's width; nil keeps the source's.
     ///   - height: The destination's height; nil keeps the source's.

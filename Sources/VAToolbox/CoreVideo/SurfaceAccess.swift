@@ -17,4 +17,26 @@ protocol SurfaceAccess: AnyObject, Sendable {
     ///
     /// - Throws: ``VTError/pixelTransferNotSupported`` when the driver cannot export it.
     func exportDMABuf(_ frame: Frame, separateLayers: Bool) throws(VTError) -> DMABufDescriptor
+    /// A converter of this device's surfaces on its GPU, for one converter's use.
+    func makeProcessor() -> any SurfaceProcessing
+}
+
+/// Converts GPU surfaces on the GPU: the VA layer's video processing (its `VideoProcessor`),
+/// made for a converter by the surface's ``SurfaceAccess`` and kept by it.
+///
+/// CoreVideo declares it and the VA layer implements it (Docs/Architecture.md, "Layers").
+/// Not thread-safe: its converter uses it one picture at a time.
+protocol SurfaceProcessing: AnyObject {
+    /// `image` (a GPU surface of the processor's device) converted on the GPU into a new surface
+    /// of `format` and that size, or why it cannot be: a format, colour or size the driver does
+    /// not process, or a driver that failed before (the CPU converts from then on).
+    func process(
+        _ image: PixelBuffer, to format: PixelFormat, width: Int, height: Int, minimumBufferCount: Int
+    ) -> Result<PixelBuffer, SurfaceProcessingRefusal>
+}
+
+/// Why a picture was not converted on the GPU.
+struct SurfaceProcessingRefusal: Error, Sendable {
+    /// For the ``PixelTransferPath/cpu(reason:)`` the converter reports.
+    let reason: String
 }

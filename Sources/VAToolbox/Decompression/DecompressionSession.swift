@@ -61,6 +61,11 @@ public final class DecompressionSession: Sendable {
     /// permission denied, no VA driver, a profile or size the driver lacks, or GPU faults — per
     /// render node tried. Nil while the GPU decodes.
     public var hardwareUnavailableReason: String? { state.withLock { $0.hardwareUnavailableReason } }
+    /// Where the last picture was converted for the image-buffer attributes (another format or
+    /// size): ``PixelTransferPath/gpu`` when the driver's video processing did it and the
+    /// picture is still a GPU surface, ``PixelTransferPath/cpu(reason:)`` with why a GPU picture
+    /// was not converted there. Nil before the first conversion, and when nothing is converted.
+    public var pixelTransferPath: PixelTransferPath? { state.withLock { $0.pixelTransferPath } }
     /// GPU calls still running in a driver past the session's bound
     /// (``DecoderSpecification/hardwareResponseLimit``), in the whole process. Each is a thread
     /// stuck in a hung driver, holding the decoder it was called on (its libavcodec context,

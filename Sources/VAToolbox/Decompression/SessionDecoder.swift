@@ -314,7 +314,10 @@ final class SessionDecoder: @unchecked Sendable {
                 return
             }
             let converted = try waitingOnDevice(for: picture) { () throws(VTError) in try transfer.convert(picture) }
-            shared.withLock { $0.pool = transfer.transfer.currentPool }
+            shared.withLock {
+                $0.pool = transfer.transfer.currentPool
+                $0.pixelTransferPath = transfer.transfer.path
+            }
             outputHandler(
                 pending.output(
                     status: status, image: converted, releasedAt: released, dynamicHDR: notes.dynamicHDR))

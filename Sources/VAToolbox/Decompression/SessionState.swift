@@ -43,6 +43,8 @@ struct SessionState: Sendable {
     var pending: [Int64: PendingFrame] = [:]
     /// The pool of converted output, once there is one.
     var pool: PixelBufferPool?
+    /// Where the last picture the attributes asked to convert was converted.
+    var pixelTransferPath: PixelTransferPath?
     /// The GPU in use; nil on the CPU.
     var hardware: HardwareDecoding?
     /// Why the GPU is not in use.

@@ -415,6 +415,31 @@ struct Frame {
 
     /// Lets go of the frame's buffers, leaving it empty (`av_frame_unref`).
     func unreference() { av_frame_unref(pointer) }
+
+    /// Copies what a conversion gives its output (``Scaler``): `source`'s range, colour
+    /// description, aspect ratio and fields — not its time stamps or side data.
+    func copyPictureDescription(from source: Frame) {
+        let from = source.pointer.pointee
+        pointer.pointee.color_range = from.color_range
+        pointer.pointee.colorspace = from.colorspace
+        pointer.pointee.color_primaries = from.color_primaries
+        pointer.pointee.color_trc = from.color_trc
+        pointer.pointee.sample_aspect_ratio = from.sample_aspect_ratio
+        pointer.pointee.interlaced_frame = from.interlaced_frame
+        pointer.pointee.top_field_first = from.top_field_first
+    }
+
+    /// Copies `source`'s pixels into this frame's planes, of the same layout and size
+    /// (`av_frame_copy`).
+    ///
+    /// - Throws: ``VTError/pixelTransferNotSupported`` when the layouts or sizes differ.
+    func copyPixels(from source: Frame) throws(VTError) {
+        let status = av_frame_copy(pointer, source.pointer)
+        guard status >= 0 else {
+            throw FFmpegStatus.error(status, "av_frame_copy", "copying a converted picture")
+                .replacingStatus(with: .pixelTransferNotSupported)
+        }
+    }
 }
 
 /// An owned reference to an `AVFrame`, freed (`av_frame_free`) when it goes away.

@@ -10,11 +10,17 @@ final class Scaler {
     private var context: OpaquePointer?
     /// What ``context`` was made for.
     private var contextKey: ContextKey?
+    /// The context that unpacks a semi-planar source (see ``unpacked(_:)``), and what it was made for.
+    private var unpacker: OpaquePointer?
+    private var unpackerKey: ContextKey?
 
     /// Creates a scaler; its context is made at the first conversion.
     init() {}
 
-    deinit { sws_freeContext(context) }
+    deinit {
+        sws_freeContext(context)
+        sws_freeContext(unpacker)
+    }
 
     /// The sizes, layouts and ranges a libswscale context is made for.
     private struct ContextKey: Equatable {
@@ -58,10 +64,22 @@ final class Scaler {
     /// - Throws: ``VTError/pixelTransferNotSupported`` when libswscale cannot convert between
     ///   the layouts or refuses the conversion.
     func scale(_ input: Frame, into output: Frame, outputLayout: PixelLayout, outputFullRange: Bool) throws(VTError) {
-        let source = input.pointer
         let destination = output.pointer
-        let sourceFormat = AVPixelFormat(rawValue: source.pointee.format)
         let destinationFormat = AVPixelFormat(rawValue: outputLayout.rawValue)
+        // A GPU surface's NV12 or P010 is converted from its planar unpacking: what the decoder
+        // gives the CPU path, whose conversion it must equal (libswscale converts planar input
+        // to RGB by its own unscaled routes, and semi-planar input by the general one).
+        let unpacked =
+            input.pointer.pointee.format != destinationFormat.rawValue
+                || input.pointer.pointee.width != destination.pointee.width
+                || input.pointer.pointee.height != destination.pointee.height
+            ? try self.unpacked(input) : nil
+        defer {
+            var planar = unpacked
+            av_frame_free(&planar)
+        }
+        let source = unpacked ?? input.pointer
+        let sourceFormat = AVPixelFormat(rawValue: source.pointee.format)
         guard sws_isSupportedInput(sourceFormat) > 0, sws_isSupportedOutput(destinationFormat) > 0 else {
             throw VTError.pixelTransferNotSupported.with("libswscale cannot convert between these pixel formats")
         }
@@ -105,5 +123,40 @@ final class Scaler {
         }
         destination.pointee.interlaced_frame = source.pointee.interlaced_frame
         destination.pointee.top_field_first = source.pointee.top_field_first
+    }
+
+    /// A planar copy of an NV12 or P010 frame (yuv420p, yuv420p10le: libswscale's unscaled
+    /// copies, exact), with its properties; nil for a frame of another layout. The caller frees it.
+    private func unpacked(_ input: Frame) throws(VTError) -> UnsafeMutablePointer<AVFrame>? {
+        let source = input.pointer
+        let planarFormat: AVPixelFormat
+        switch AVPixelFormat(rawValue: source.pointee.format) {
+        case AV_PIX_FMT_NV12: planarFormat = AV_PIX_FMT_YUV420P
+        case AV_PIX_FMT_P010LE: planarFormat = AV_PIX_FMT_YUV420P10LE
+        default: return nil
+        }
+        let fullRange = source.pointee.color_range == AVCOL_RANGE_JPEG
+        let key = ContextKey(
+            sourceWidth: source.pointee.width, sourceHeight: source.pointee.height, sourceFormat: source.pointee.format,
+            destinationWidth: source.pointee.width, destinationHeight: source.pointee.height,
+            destinationFormat: planarFormat.rawValue, sourceFullRange: fullRange, destinationFullRange: fullRange)
+        if key != unpackerKey {
+            sws_freeContext(unpacker)
+            unpacker = Self.makeContext(key)
+            unpackerKey = unpacker == nil ? nil : key
+        }
+        guard let unpacker, let planar = av_frame_alloc() else {
+            throw VTError.pixelTransferNotSupported.with("libswscale cannot unpack the picture")
+        }
+        planar.pointee.format = planarFormat.rawValue
+        planar.pointee.width = source.pointee.width
+        planar.pointee.height = source.pointee.height
+        guard av_frame_get_buffer(planar, 0) >= 0, CFFmpeg_sws_scale_frame(unpacker, source, planar) > 0 else {
+            var unwanted: UnsafeMutablePointer<AVFrame>? = planar
+            av_frame_free(&unwanted)
+            throw VTError.allocationFailed.with("unpacking the picture for conversion")
+        }
+        av_frame_copy_props(planar, source)
+        return planar
     }
 }

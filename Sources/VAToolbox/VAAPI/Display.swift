@@ -267,7 +267,7 @@ extension Display {
         var imageFormat = VAImageFormat()
         imageFormat.fourcc = format.fourCC
         imageFormat.byte_order = UInt32(VA_LSB_FIRST)
-        imageFormat.bits_per_pixel = format == .p010 ? 24 : 12
+        imageFormat.bits_per_pixel = format.bitsPerPixel
         var image = VAImage()
         let status = vaCreateImage(handle, &imageFormat, width, height, &image)
         return VAStatusCheck.result(status, "vaCreateImage") { Image(image) }
@@ -368,18 +368,43 @@ struct RenderTargetFormats: OptionSet, Sendable {
     static let yuv420TenBit = RenderTargetFormats(rawValue: CVAAPI_RT_FORMAT_YUV420_10)
 }
 
-/// The surface formats VA-API decodes 4:2:0 streams to.
+/// The surface formats VA-API decodes 4:2:0 streams to, and video processing converts them to.
 enum SurfaceFormat: Sendable, Hashable {
     /// 8-bit: luma, then interleaved chroma (`VA_FOURCC_NV12`, render target `VA_RT_FORMAT_YUV420`).
     case nv12
     /// 10-bit in 16-bit samples (`VA_FOURCC_P010`, render target `VA_RT_FORMAT_YUV420_10`).
     case p010
+    /// Packed B, G, R, A bytes (`VA_FOURCC_BGRA`, render target `VA_RT_FORMAT_RGB32`): what video
+    /// processing writes for ``PixelFormat/bgra``.
+    case bgra
+
+    /// The number of planes: luma and interleaved chroma, or one packed plane.
+    var planeCount: Int { self == .bgra ? 1 : 2 }
+
+    /// Bytes per sample of the first plane.
+    var bytesPerSample: Int {
+        switch self {
+        case .nv12: 1
+        case .p010: 2
+        case .bgra: 4
+        }
+    }
+
+    /// `VAImageFormat.bits_per_pixel`.
+    fileprivate var bitsPerPixel: UInt32 {
+        switch self {
+        case .nv12: 12
+        case .p010: 24
+        case .bgra: 32
+        }
+    }
 
     /// The surface FourCC.
     var fourCC: UInt32 {
         switch self {
         case .nv12: CVAAPI_FOURCC_NV12
         case .p010: CVAAPI_FOURCC_P010
+        case .bgra: CVAAPI_FOURCC_BGRA
         }
     }
 
@@ -388,6 +413,7 @@ enum SurfaceFormat: Sendable, Hashable {
         switch self {
         case .nv12: CVAAPI_RT_FORMAT_YUV420
         case .p010: CVAAPI_RT_FORMAT_YUV420_10
+        case .bgra: CVAAPI_RT_FORMAT_RGB32
         }
     }
 }

@@ -236,6 +236,7 @@ final class DecoderSurfaces: @unchecked Sendable {
     private static let formats: [Int32: SurfaceFormat] = [
         AV_PIX_FMT_NV12.rawValue: .nv12,
         AV_PIX_FMT_P010LE.rawValue: .p010,
+        AV_PIX_FMT_BGRA.rawValue: .bgra,
     ]
 
     /// Creates the frames context's surfaces (`initial_pool_size` of its size and software
@@ -336,5 +337,118 @@ final class DecoderSurfaces: @unchecked Sendable {
         var released = OpaquePointer(bitPattern: address)
         guard released != nil else { return }
         av_buffer_pool_uninit(&released)
+    }
+}
+
+// MARK: - Surfaces for processed pictures
+
+/// VA frames of surfaces made on a device outside any decoder: the output pool of a
+/// ``VideoProcessor``. A frame from it is what a decoded surface is — an `AV_PIX_FMT_VAAPI` frame
+/// of a frames context on the device — so a pixel buffer of it reads back (`vaDeriveImage` or
+/// `vaGetImage`), exports and is counted as a decoded one is.
+///
+/// The surfaces are ``DecoderSurfaces``: each is destroyed when the pool is gone and no picture
+/// holds it. Not thread-safe: its processor's caller uses it one picture at a time.
+final class ProcessedFramePool {
+    /// The frames context (`AVHWFramesContext`), which every frame made from it holds too.
+    private var frames: UnsafeMutablePointer<AVBufferRef>?
+    private let surfaces: DecoderSurfaces
+    /// The surfaces' format and size.
+    let format: SurfaceFormat
+    let width: Int
+    let height: Int
+
+    /// Makes `count` surfaces of `format` and that size on `device`.
+    ///
+    /// - Throws: ``VTError/pixelTransferNotSupported`` when the driver cannot make them;
+    ///   ``VTError/allocationFailed`` when memory runs out.
+    init(device: VADevice, format: SurfaceFormat, width: Int, height: Int, count: Int) throws(VTError) {
+        self.format = format
+        self.width = width
+        self.height = height
+        var status: Int32 = 0
+        // The device context keeps the VADevice alive until the last frame is gone, as the
+        // decoder's does (``LibavcodecHWAccel/configure(_:)``).
+        let owner = Unmanaged.passRetained(device).toOpaque()
+        var hardware = CFFmpeg_vaapi_device_create(
+            device.display.handle,
+            { opaque in if let opaque { Unmanaged<VADevice>.fromOpaque(opaque).release() } }, owner, &status)
+        guard hardware != nil else {
+            Unmanaged<VADevice>.fromOpaque(owner).release()
+            throw FFmpegStatus.error(status, "av_hwdevice_ctx_init", "wrapping the VA display for video processing")
+                .replacingStatus(with: .pixelTransferNotSupported)
+        }
+        defer { av_buffer_unref(&hardware) }
+        var frames = av_hwframe_ctx_alloc(hardware)
+        guard let created = frames else {
+            throw VTError.allocationFailed.with("allocating a frames context for video processing")
+        }
+        let parameters = UnsafeMutableRawPointer(created.pointee.data).assumingMemoryBound(to: AVHWFramesContext.self)
+        parameters.pointee.format = AV_PIX_FMT_VAAPI
+        parameters.pointee.sw_format =
+            switch format {
+            case .nv12: AV_PIX_FMT_NV12
+            case .p010: AV_PIX_FMT_P010LE
+            case .bgra: AV_PIX_FMT_BGRA
+            }
+        parameters.pointee.width = Int32(width)
+        parameters.pointee.height = Int32(height)
+        parameters.pointee.initial_pool_size = Int32(count)
+        let installed: DecoderSurfaces?
+        do throws(VTError) {
+            installed = try DecoderSurfaces.install(on: parameters, device: device)
+        } catch {
+            av_buffer_unref(&frames)
+            throw VTError.pixelTransferNotSupported.with(error.reason, cause: error.cause)
+        }
+        guard let installed else {
+            av_buffer_unref(&frames)
+            throw VTError.pixelTransferNotSupported.with("VAToolbox cannot make \(format) surfaces")
+        }
+        status = av_hwframe_ctx_init(frames)
+        guard status >= 0 else {
+            av_buffer_unref(&frames)
+            installed.releaseIdleSurfaces()
+            throw FFmpegStatus.error(status, "av_hwframe_ctx_init", "making the video processing's surfaces")
+                .replacingStatus(with: .pixelTransferNotSupported)
+        }
+        self.frames = frames
+        self.surfaces = installed
+    }
+
+    deinit {
+        av_buffer_unref(&frames)
+        surfaces.releaseIdleSurfaces()
+    }
+
+    /// A frame of a free surface, with `source`'s properties (time, colour, aspect) and no crop,
+    /// in the range asked for, to process `source` into; nil when every surface is held (by
+    /// pictures the application keeps).
+    ///
+    /// - Throws: ``VTError/allocationFailed`` when memory runs out.
+    func nextFrame(like source: Frame, fullRange: Bool) throws(VTError) -> FrameReference? {
+        let output = try FrameReference.allocate("allocating a processed frame")
+        let status = av_hwframe_get_buffer(frames, output.pointer, 0)
+        guard status >= 0 else { return nil }
+        let frame = output.pointer
+        av_frame_copy_props(frame, source.pointer)
+        // The source's surface counter marker (``SurfaceCounter``) stays with the source.
+        av_buffer_unref(&frame.pointee.opaque_ref)
+        frame.pointee.crop_left = 0
+        frame.pointee.crop_top = 0
+        frame.pointee.crop_right = 0
+        frame.pointee.crop_bottom = 0
+        frame.pointee.color_range = fullRange ? AVCOL_RANGE_JPEG : AVCOL_RANGE_MPEG
+        // The displayed shape stays, as libswscale's conversion keeps it (``Scaler``, from the
+        // ffmpeg CLI's vf_scale.c config_props): a known aspect ratio times (input width × output
+        // height) / (input height × output width), the input being the visible picture.
+        let aspect = source.pointer.pointee.sample_aspect_ratio
+        let visibleWidth = source.pointer.pointee.width - Int32(source.cropLeft)
+        let visibleHeight = source.pointer.pointee.height - Int32(source.cropTop)
+        if aspect.num > 0, aspect.den > 0, visibleWidth > 0, visibleHeight > 0 {
+            frame.pointee.sample_aspect_ratio = av_mul_q(
+                AVRational(num: Int32(height) * visibleWidth, den: Int32(width) * visibleHeight), aspect)
+        }
+        return output
     }
 }

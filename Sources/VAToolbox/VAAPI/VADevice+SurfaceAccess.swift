@@ -31,7 +31,7 @@ extension VADevice: SurfaceAccess {
         try DMABufDescriptor.export(try SurfaceFrame(frame.pointer), separateLayers: separateLayers, quirks: quirks)
     }
 
-    /// A software frame (NV12 or P010) whose planes are the mapped read-back of `frame`'s
+    /// A software frame (NV12, P010 or BGRA) whose planes are the mapped read-back of `frame`'s
     /// surface, cropped as `frame` is; the mapping is released with the frame.
     private static func frame(
         reading mapping: ImageMapping, of frame: UnsafePointer<AVFrame>, _ surface: SurfaceFrame
@@ -60,12 +60,15 @@ extension VADevice: SurfaceAccess {
         let top = surface.cropTop
         output.pointee.width = Int32(surface.width - left)
         output.pointee.height = Int32(surface.height - top)
-        let (luma, chroma) = (mapping.image.planes[0], mapping.image.planes[1])
-        let sampleBytes = surface.format == .p010 ? 2 : 1
+        let luma = mapping.image.planes[0]
+        let sampleBytes = surface.format.bytesPerSample
         let bytes = base.assumingMemoryBound(to: UInt8.self)
+        // A packed picture (a processed BGRA surface) has one plane.
+        let chroma = surface.format.planeCount == 2 && mapping.image.planes.count > 1 ? mapping.image.planes[1] : nil
         CFFmpeg_frame_set_planes(
             output, buffer, bytes + luma.offset + top * luma.pitch + left * sampleBytes, Int32(luma.pitch),
-            bytes + chroma.offset + top / 2 * chroma.pitch + (left & ~1) * sampleBytes, Int32(chroma.pitch))
+            chroma.map { bytes + $0.offset + top / 2 * $0.pitch + (left & ~1) * sampleBytes }, Int32(chroma?.pitch ?? 0)
+        )
         output.pointee.crop_left = 0
         output.pointee.crop_top = 0
         output.pointee.crop_right = 0
@@ -87,10 +90,20 @@ extension SurfaceFrame {
         CFFmpeg_frame_hw_size(frame, &surfaceWidth, &surfaceHeight)
         self.init(
             display: Display(handle: display), surface: Self.surface(of: frame),
-            format: CFFmpeg_frame_hw_sw_format(frame) == AV_PIX_FMT_P010LE ? .p010 : .nv12,
+            format: Self.format(of: CFFmpeg_frame_hw_sw_format(frame)),
             surfaceWidth: surfaceWidth, surfaceHeight: surfaceHeight, width: Int(frame.pointee.width),
             height: Int(frame.pointee.height), cropLeft: Int(frame.pointee.crop_left),
             cropTop: Int(frame.pointee.crop_top))
+    }
+
+    /// The surface format of a frames context's software format: P010, BGRA (a processed
+    /// picture), or NV12.
+    private static func format(of layout: AVPixelFormat) -> SurfaceFormat {
+        switch layout {
+        case AV_PIX_FMT_P010LE: .p010
+        case AV_PIX_FMT_BGRA: .bgra
+        default: .nv12
+        }
     }
 
     /// The surface a VA frame lives in (`data[3]`).

@@ -1,0 +1,335 @@
+// Video processing in the test VA driver: see vatb_video_processing.h and Docs/TestVADriver.md.
+//
+// The conversion is the one VAToolbox's CPU path makes (Sources/VAToolbox/LibAV/Scaler.swift,
+// itself what the ffmpeg CLI's scale filter does): a libswscale context with both sizes, both
+// formats, the scaling flags and both ranges set before sws_init_context, then the source matrix
+// through sws_setColorspaceDetails. Every parameter comes from the pipeline buffer, so a client
+// that passes the wrong colour standard, range or scaling flag gets a different picture from its
+// CPU path, never a pass.
+#include "vatb_video_processing.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include <libavutil/opt.h>
+#include <libavutil/pixfmt.h>
+#include <libswscale/swscale.h>
+
+void vatb_vpp_take_pipeline(const VAProcPipelineParameterBuffer *parameters, VATBPipeline *out) {
+    memset(out, 0, sizeof(*out));
+    out->parameters = *parameters;
+    if (parameters->surface_region != NULL) {
+        out->surface_region = *parameters->surface_region;
+        out->has_surface_region = true;
+    }
+    if (parameters->output_region != NULL) {
+        out->output_region = *parameters->output_region;
+        out->has_output_region = true;
+    }
+    // The client's pointers are not kept.
+    out->parameters.surface_region = NULL;
+    out->parameters.output_region = NULL;
+    out->parameters.filters = NULL;
+    out->parameters.forward_references = NULL;
+    out->parameters.backward_references = NULL;
+    out->parameters.additional_outputs = NULL;
+    out->parameters.blend_state = NULL;
+    out->parameters.output_hdr_metadata = NULL;
+}
+
+VAStatus vatb_vpp_query_filters(const VATBProcessing *processing, VAProcFilterType *filters, unsigned int *num_filters) {
+    if (num_filters == NULL) return VA_STATUS_ERROR_INVALID_PARAMETER;
+    // iHD fills as many as fit (media_libva.cpp DdiMedia_QueryVideoProcFilters).
+    unsigned int count = processing->filter_count < *num_filters ? processing->filter_count : *num_filters;
+    for (unsigned int i = 0; i < count && filters != NULL; i++) filters[i] = processing->filters[i];
+    *num_filters = filters == NULL ? processing->filter_count : count;
+    return VA_STATUS_SUCCESS;
+}
+
+VAStatus vatb_vpp_query_filter_caps(
+    const VATBProcessing *processing, VAProcFilterType type, void *filter_caps, unsigned int *num_filter_caps
+) {
+    if (num_filter_caps == NULL) return VA_STATUS_ERROR_INVALID_PARAMETER;
+    bool listed = false;
+    for (unsigned int i = 0; i < processing->filter_count; i++) listed = listed || processing->filters[i] == type;
+    if (!listed) return VA_STATUS_ERROR_UNSUPPORTED_FILTER;
+    if (type != VAProcFilterDeinterlacing) {
+        *num_filter_caps = 0;
+        return VA_STATUS_SUCCESS;
+    }
+    // Both drivers set the count and refuse a list too short for it (iHD
+    // DdiVpFunctions::QueryDeinterlacingCapsAttrib, Mesa postproc.c vlVaQueryVideoProcFilterCaps).
+    unsigned int needed = processing->deinterlacing_count;
+    if (*num_filter_caps < needed || filter_caps == NULL) {
+        *num_filter_caps = needed;
+        return VA_STATUS_ERROR_MAX_NUM_EXCEEDED;
+    }
+    VAProcFilterCapDeinterlacing *caps = filter_caps;
+    for (unsigned int i = 0; i < needed; i++) caps[i].type = processing->deinterlacing[i];
+    *num_filter_caps = needed;
+    return VA_STATUS_SUCCESS;
+}
+
+VAStatus vatb_vpp_query_pipeline_caps(
+    const VATBProcessing *processing, unsigned int driver_max_size, VAProcPipelineCaps *caps
+) {
+    if (caps == NULL) return VA_STATUS_ERROR_INVALID_PARAMETER;
+    // The colour-standard lists point at the driver's own static arrays, as both drivers do
+    // (iHD DdiMedia_QueryVideoProcPipelineCaps: input_color_standards = vp_input_color_std; Mesa
+    // postproc.c vlVaQueryVideoProcPipelineCaps: vpp_color_standards); FFmpeg's vaapi_vpp.c
+    // passes an uninitialised struct.
+    caps->input_color_standards = (VAProcColorStandardType *)processing->color_standards;
+    caps->output_color_standards = (VAProcColorStandardType *)processing->color_standards;
+    caps->num_input_color_standards = processing->color_standard_count;
+    caps->num_output_color_standards = processing->color_standard_count;
+    caps->pipeline_flags = processing->pipeline_flags;
+    caps->filter_flags = 0;
+    caps->num_forward_references = 0;
+    caps->num_backward_references = 0;
+    if (processing->leaves_limits_unset) return VA_STATUS_SUCCESS;
+    caps->rotation_flags = processing->rotation_flags;
+    caps->mirror_flags = processing->mirror_flags;
+    caps->blend_flags = 0;
+    caps->num_additional_outputs = 0;
+    uint32_t max_size = processing->max_size != 0 ? processing->max_size : driver_max_size;
+    caps->max_input_width = caps->max_input_height = max_size;
+    caps->max_output_width = caps->max_output_height = max_size;
+    caps->min_input_width = caps->min_input_height = processing->min_size;
+    caps->min_output_width = caps->min_output_height = processing->min_size;
+    return VA_STATUS_SUCCESS;
+}
+
+bool vatb_vpp_writes(const VATBProcessing *processing, uint32_t fourcc) {
+    for (unsigned int i = 0; i < processing->output_fourcc_count; i++) {
+        if (processing->output_fourccs[i] == fourcc) return true;
+    }
+    return false;
+}
+
+static enum AVPixelFormat pixel_format(uint32_t fourcc) {
+    switch (fourcc) {
+    case VA_FOURCC_NV12: return AV_PIX_FMT_NV12;
+    case VA_FOURCC_P010: return AV_PIX_FMT_P010LE;
+    case VA_FOURCC_BGRA: return AV_PIX_FMT_BGRA;
+    case VA_FOURCC_RGBA: return AV_PIX_FMT_RGBA;
+    case VA_FOURCC_BGRX: return AV_PIX_FMT_BGR0;
+    case VA_FOURCC_RGBX: return AV_PIX_FMT_RGB0;
+    default: return AV_PIX_FMT_NONE;
+    }
+}
+
+static bool is_rgb(uint32_t fourcc) {
+    return fourcc == VA_FOURCC_BGRA || fourcc == VA_FOURCC_RGBA || fourcc == VA_FOURCC_BGRX
+        || fourcc == VA_FOURCC_RGBX;
+}
+
+static bool lists_standard(const VATBProcessing *processing, VAProcColorStandardType standard) {
+    for (unsigned int i = 0; i < processing->color_standard_count; i++) {
+        if (processing->color_standards[i] == standard) return true;
+    }
+    return false;
+}
+
+// The libswscale matrix (an H.273 matrix_coefficients value, SWS_CS_*) of a YCbCr colour
+// standard; -1 for one the personality does not list or that names no YCbCr matrix.
+static int matrix_of(
+    const VATBProcessing *processing, VAProcColorStandardType standard, const VAProcColorProperties *properties
+) {
+    if (!lists_standard(processing, standard)) return -1;
+    switch (standard) {
+    case VAProcColorStandardBT601: return SWS_CS_ITU601;
+    case VAProcColorStandardBT709: return SWS_CS_ITU709;
+    case VAProcColorStandardBT2020: return SWS_CS_BT2020;
+    case VAProcColorStandardExplicit:
+        // 0 is the identity (RGB), 2 unspecified: neither says how to convert YCbCr.
+        return properties->matrix_coefficients == 0 || properties->matrix_coefficients == 2
+            ? -1
+            : properties->matrix_coefficients;
+    default: return -1;
+    }
+}
+
+static bool region_fits(const VARectangle *region, const VATBPictureTarget *picture) {
+    return region->x >= 0 && region->y >= 0 && region->width > 0 && region->height > 0
+        && (unsigned int)region->x + region->width <= picture->width
+        && (unsigned int)region->y + region->height <= picture->height;
+}
+
+// The plane pointers of `picture` from the top-left corner of `region`: the luma (or packed RGB)
+// plane from the sample itself, the interleaved chroma plane from the pair and row that hold it,
+// as VAToolbox's read-back crops (Sources/VAToolbox/VAAPI/VADevice+SurfaceAccess.swift).
+static void planes_at(const VATBPictureTarget *picture, const VARectangle *region, uint8_t *data[4], int pitch[4]) {
+    memset(data, 0, 4 * sizeof(*data));
+    memset(pitch, 0, 4 * sizeof(*pitch));
+    if (is_rgb(picture->fourcc)) {
+        data[0] = picture->data + (size_t)region->y * picture->pitch + (size_t)region->x * 4;
+        pitch[0] = (int)picture->pitch;
+        return;
+    }
+    size_t sample = picture->fourcc == VA_FOURCC_P010 ? 2 : 1;
+    data[0] = picture->data + (size_t)region->y * picture->pitch + (size_t)region->x * sample;
+    data[1] = picture->data + picture->chroma_offset + (size_t)(region->y / 2) * picture->pitch
+        + (size_t)(region->x & ~1) * sample;
+    pitch[0] = pitch[1] = (int)picture->pitch;
+}
+
+// A planar copy of a region of an NV12 or P010 picture: yuv420p, or yuv420p10le (P010's samples
+// shifted down to the low bits). The decoder's own pictures are planar, and libswscale converts
+// planar and semi-planar input by different routes (its unscaled yuv2rgb special cases take
+// planar input only), so VAToolbox's CPU path unpacks a surface first too
+// (Sources/VAToolbox/LibAV/Scaler.swift): the same picture then converts to the same bytes.
+typedef struct PlanarPicture {
+    uint8_t *memory;
+    uint8_t *data[4];
+    int pitch[4];
+    enum AVPixelFormat format;
+} PlanarPicture;
+
+static uint16_t low_bits(const uint8_t *p010_sample) {
+    return (uint16_t)((p010_sample[0] | p010_sample[1] << 8) >> 6);
+}
+
+static void put_u16(uint8_t *to, uint16_t value) {
+    to[0] = (uint8_t)value;
+    to[1] = (uint8_t)(value >> 8);
+}
+
+static bool unpack(const VATBPictureTarget *source, const VARectangle *region, PlanarPicture *out) {
+    bool ten_bit = source->fourcc == VA_FOURCC_P010;
+    size_t sample = ten_bit ? 2 : 1;
+    size_t width = region->width, height = region->height;
+    size_t chroma_width = (width + 1) / 2, chroma_height = (height + 1) / 2;
+    size_t luma_bytes = width * sample * height, chroma_bytes = chroma_width * sample * chroma_height;
+    out->memory = malloc(luma_bytes + 2 * chroma_bytes);
+    if (out->memory == NULL) return false;
+    out->format = ten_bit ? AV_PIX_FMT_YUV420P10LE : AV_PIX_FMT_YUV420P;
+    out->data[0] = out->memory;
+    out->data[1] = out->memory + luma_bytes;
+    out->data[2] = out->memory + luma_bytes + chroma_bytes;
+    out->data[3] = NULL;
+    out->pitch[0] = (int)(width * sample);
+    out->pitch[1] = out->pitch[2] = (int)(chroma_width * sample);
+    out->pitch[3] = 0;
+    uint8_t *planes[4];
+    int pitches[4];
+    planes_at(source, region, planes, pitches);
+    for (size_t y = 0; y < height; y++) {
+        const uint8_t *from = planes[0] + y * (size_t)pitches[0];
+        uint8_t *to = out->data[0] + y * (size_t)out->pitch[0];
+        for (size_t x = 0; x < width; x++) {
+            if (ten_bit) {
+                put_u16(to + 2 * x, low_bits(from + 2 * x));
+            } else {
+                to[x] = from[x];
+            }
+        }
+    }
+    for (size_t y = 0; y < chroma_height; y++) {
+        const uint8_t *from = planes[1] + y * (size_t)pitches[1];
+        uint8_t *cb = out->data[1] + y * (size_t)out->pitch[1];
+        uint8_t *cr = out->data[2] + y * (size_t)out->pitch[2];
+        for (size_t x = 0; x < chroma_width; x++) {
+            if (ten_bit) {
+                put_u16(cb + 2 * x, low_bits(from + 4 * x));
+                put_u16(cr + 2 * x, low_bits(from + 4 * x + 2));
+            } else {
+                cb[x] = from[2 * x];
+                cr[x] = from[2 * x + 1];
+            }
+        }
+    }
+    return true;
+}
+
+VAStatus vatb_vpp_process(
+    const VATBProcessing *processing, const VATBPipeline *pipeline, const VATBPictureTarget *source,
+    const VATBPictureTarget *destination
+) {
+    const VAProcPipelineParameterBuffer *parameters = &pipeline->parameters;
+    if (parameters->num_filters != 0 || parameters->rotation_state != VA_ROTATION_NONE
+        || parameters->mirror_state != 0 || parameters->num_additional_outputs != 0) {
+        return VA_STATUS_ERROR_UNIMPLEMENTED;
+    }
+    enum AVPixelFormat source_format = pixel_format(source->fourcc);
+    enum AVPixelFormat destination_format = pixel_format(destination->fourcc);
+    if (source_format == AV_PIX_FMT_NONE || is_rgb(source->fourcc) || destination_format == AV_PIX_FMT_NONE
+        || !vatb_vpp_writes(processing, destination->fourcc)) {
+        return VA_STATUS_ERROR_UNSUPPORTED_RT_FORMAT;
+    }
+    VARectangle input = {.x = 0, .y = 0, .width = (uint16_t)source->width, .height = (uint16_t)source->height};
+    VARectangle output = {
+        .x = 0, .y = 0, .width = (uint16_t)destination->width, .height = (uint16_t)destination->height,
+    };
+    if (pipeline->has_surface_region) input = pipeline->surface_region;
+    if (pipeline->has_output_region) output = pipeline->output_region;
+    if (!region_fits(&input, source) || !region_fits(&output, destination)) return VA_STATUS_ERROR_INVALID_PARAMETER;
+
+    // The source matrix; an RGB output takes no matrix, a YCbCr output keeps the source's (the
+    // CPU path converts YCbCr ranges and depths, never matrices). i965 checks none of it.
+    int matrix = matrix_of(processing, parameters->surface_color_standard, &parameters->input_color_properties);
+    if (!processing->converts_as_bt601_limited) {
+        if (matrix < 0) return VA_STATUS_ERROR_INVALID_PARAMETER;
+        if (!is_rgb(destination->fourcc)
+            && matrix_of(processing, parameters->output_color_standard, &parameters->output_color_properties)
+                != matrix) {
+            return VA_STATUS_ERROR_INVALID_PARAMETER;
+        }
+    }
+    // Ranges: an unknown input range is limited, as a decoder's YCbCr is; an unknown output range
+    // is full for RGB and limited for YCbCr.
+    int source_full = parameters->input_color_properties.color_range == VA_SOURCE_RANGE_FULL;
+    uint8_t output_range = parameters->output_color_properties.color_range;
+    int destination_full = output_range == VA_SOURCE_RANGE_FULL
+        || (output_range == VA_SOURCE_RANGE_UNKNOWN && is_rgb(destination->fourcc));
+    if (processing->converts_as_bt601_limited) {
+        matrix = SWS_CS_ITU601;
+        source_full = 0;
+        destination_full = is_rgb(destination->fourcc);
+    }
+    // VA_FILTER_SCALING_HQ is libswscale's bicubic, the CPU path's (Lanczos for i965's AVS); the
+    // rest bilinear. At the same size libswscale's unscaled planar-to-RGB route ignores the flag;
+    // a scaled picture shows it.
+    uint32_t scaling = parameters->filter_flags & VA_FILTER_SCALING_MASK;
+    int flags = SWS_BILINEAR;
+    if (scaling == VA_FILTER_SCALING_HQ) flags = processing->hq_scaling_is_lanczos ? SWS_LANCZOS : SWS_BICUBIC;
+    if (scaling == VA_FILTER_SCALING_NL_ANAMORPHIC && processing->hq_scaling_is_lanczos) flags = SWS_LANCZOS;
+
+    PlanarPicture planar;
+    if (!unpack(source, &input, &planar)) return VA_STATUS_ERROR_ALLOCATION_FAILED;
+    struct SwsContext *context = sws_alloc_context();
+    if (context == NULL) {
+        free(planar.memory);
+        return VA_STATUS_ERROR_ALLOCATION_FAILED;
+    }
+    const struct {
+        const char *name;
+        int64_t value;
+    } options[] = {
+        {"srcw", input.width}, {"srch", input.height}, {"src_format", planar.format},
+        {"dstw", output.width}, {"dsth", output.height}, {"dst_format", destination_format},
+        {"sws_flags", flags}, {"src_range", source_full}, {"dst_range", destination_full},
+    };
+    for (size_t i = 0; i < sizeof(options) / sizeof(options[0]); i++) {
+        if (av_opt_set_int(context, options[i].name, options[i].value, 0) < 0) {
+            sws_freeContext(context);
+            free(planar.memory);
+            return VA_STATUS_ERROR_OPERATION_FAILED;
+        }
+    }
+    if (sws_init_context(context, NULL, NULL) < 0) {
+        sws_freeContext(context);
+        free(planar.memory);
+        return VA_STATUS_ERROR_OPERATION_FAILED;
+    }
+    const int *coefficients = sws_getCoefficients(matrix);
+    sws_setColorspaceDetails(context, coefficients, source_full, coefficients, destination_full, 0, 1 << 16, 1 << 16);
+    uint8_t *destination_planes[4];
+    int destination_pitches[4];
+    planes_at(destination, &output, destination_planes, destination_pitches);
+    int rows = sws_scale(
+        context, (const uint8_t *const *)planar.data, planar.pitch, 0, input.height, destination_planes,
+        destination_pitches);
+    sws_freeContext(context);
+    free(planar.memory);
+    return rows > 0 ? VA_STATUS_SUCCESS : VA_STATUS_ERROR_OPERATION_FAILED;
+}

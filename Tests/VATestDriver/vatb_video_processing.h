@@ -1,0 +1,49 @@
+#pragma once
+// Video processing in the test VA driver (VAProfileNone / VAEntrypointVideoProc): the three VPP
+// queries answered as each personality's real driver answers them, and a picture processed with
+// libswscale, the library VAToolbox's CPU conversion uses, so that the GPU path's output can be
+// compared with the CPU's byte for byte. Docs/TestVADriver.md, "Video processing".
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <va/va.h>
+#include <va/va_vpp.h>
+
+#include "vatb_personality.h"
+#include "vatb_reference_pictures.h"
+
+/// A picture's pipeline as vaRenderPicture received it: the parameter buffer, and the rectangles
+/// it points to copied (the pointers are the client's and valid only during the call).
+typedef struct VATBPipeline {
+    VAProcPipelineParameterBuffer parameters;
+    VARectangle surface_region, output_region;
+    bool has_surface_region, has_output_region;
+} VATBPipeline;
+
+/// Copies what `parameters` says, and the rectangles it points to, into `out`.
+void vatb_vpp_take_pipeline(const VAProcPipelineParameterBuffer *parameters, VATBPipeline *out);
+
+/// vaQueryVideoProcFilters: the personality's filters, as many as fit in `*num_filters`.
+VAStatus vatb_vpp_query_filters(const VATBProcessing *processing, VAProcFilterType *filters, unsigned int *num_filters);
+
+/// vaQueryVideoProcFilterCaps: the deinterlacing algorithms; other listed filters have no caps here.
+VAStatus vatb_vpp_query_filter_caps(
+    const VATBProcessing *processing, VAProcFilterType type, void *filter_caps, unsigned int *num_filter_caps);
+
+/// vaQueryVideoProcPipelineCaps; `driver_max_size` stands for a max_size of 0 (the test driver's
+/// own limit).
+VAStatus vatb_vpp_query_pipeline_caps(
+    const VATBProcessing *processing, unsigned int driver_max_size, VAProcPipelineCaps *caps);
+
+/// Whether a VPP context of the personality writes surfaces of `fourcc`.
+bool vatb_vpp_writes(const VATBProcessing *processing, uint32_t fourcc);
+
+/// Processes `source` (NV12 or P010) into `destination` as `pipeline` asks: crop to the surface
+/// region, convert with the colour standard, range and scaling flags given, write into the output
+/// region. VA_STATUS_ERROR_INVALID_PARAMETER for a colour standard the personality does not list
+/// or a region outside its surface; VA_STATUS_ERROR_UNIMPLEMENTED for filters, rotation,
+/// mirroring or blending, which this model does not process.
+VAStatus vatb_vpp_process(
+    const VATBProcessing *processing, const VATBPipeline *pipeline, const VATBPictureTarget *source,
+    const VATBPictureTarget *destination);
