@@ -1030,7 +1030,8 @@ static void copy_frame(const AVFrame *frame, bool ten_bit, const VATBPictureTarg
 }
 
 bool vatb_reference_pictures_fill(
-    const VATBReferencePictures *pictures, uint64_t hash, bool film_grain, const VATBPictureTarget *target) {
+    const VATBReferencePictures *pictures, uint64_t hash, bool film_grain, const VATBPictureTarget *target,
+    VATBPictureDescription *description) {
     if (pictures == NULL || target == NULL) return false;
     size_t low = 0, high = pictures->entry_count;
     while (low < high) {
@@ -1054,5 +1055,10 @@ bool vatb_reference_pictures_fill(
         return false;
     }
     copy_frame(frame, ten_bit, target);
+    if (description != NULL) {
+        description->chroma_location = (int)frame->chroma_location;
+        description->matrix = (int)frame->colorspace;
+        description->full_range = frame->color_range == AVCOL_RANGE_JPEG || frame->format == AV_PIX_FMT_YUVJ420P;
+    }
     return true;
 }

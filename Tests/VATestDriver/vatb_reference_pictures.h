@@ -37,14 +37,23 @@ static inline uint64_t vatb_reference_av1_key(uint64_t tile_hash, unsigned int o
     return (tile_hash ^ order_hint) * 0x100000001b3ull;
 }
 
+/// What the decoder says of a picture's samples, in libavutil's values: where chroma sits
+/// (`AVChromaLocation`), the matrix (`AVColorSpace`, H.273) and whether the range is full.
+typedef struct VATBPictureDescription {
+    int chroma_location;
+    int matrix;
+    bool full_range;
+} VATBPictureDescription;
+
 /// Copies the picture made by the slice data that hashes to `hash` (an AV1 picture's key: see
 /// vatb_reference_av1_key) into `target`: the visible area of the picture as libavcodec decoded
 /// it, before cropping; for AV1 with film grain, with the grain applied when `film_grain` (the
 /// display surface) and without it otherwise (the render target, kept for reference). Returns
 /// false, leaving `target` untouched, when no picture has that hash or its format does not fit
-/// the target.
+/// the target. `description`, when not NULL, gets what the decoder says of the picture's samples.
 bool vatb_reference_pictures_fill(
-    const VATBReferencePictures *pictures, uint64_t hash, bool film_grain, const VATBPictureTarget *target);
+    const VATBReferencePictures *pictures, uint64_t hash, bool film_grain, const VATBPictureTarget *target,
+    VATBPictureDescription *description);
 
 /// The driver's init hook: opens the pictures of `VATB_REFERENCE_STREAM` into `*out` (NULL when
 /// the variable is unset or empty: stamp mode) and returns 0, or prints why it cannot to stderr

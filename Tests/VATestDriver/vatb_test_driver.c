@@ -138,6 +138,10 @@ typedef struct Surface {
     bool interlaced;
     bool damaged;
     uint64_t ready_ns;
+    // Reference mode: what the decoder says of the picture the surface holds (its chroma siting
+    // is checked against a VPP pipeline's); `described` false for a stamp.
+    bool described;
+    VATBPictureDescription description;
 } Surface;
 
 typedef struct Buffer {
@@ -216,6 +220,9 @@ typedef struct Driver {
     bool fail_create_context;
     FaultWindow fail_end_picture, fail_sync;
     unsigned long end_picture_calls, sync_calls;
+    // VATB_FAIL_PROCESSING: pictures of VPP contexts (counted apart from decoded ones) that fail.
+    FaultWindow fail_processing;
+    unsigned long processing_calls;
     bool unsupported[64]; // indexed by VAProfile
     int max_width, max_height;
     VATBReferencePictures *reference; // VATB_REFERENCE_STREAM's pictures, NULL in stamp mode
@@ -460,6 +467,7 @@ static void parse_environment(Driver *driver) {
     driver->fail_create_context = env_flag("VATB_FAIL_CREATE_CONTEXT");
     parse_fault_window("VATB_FAIL_END_PICTURE", &driver->fail_end_picture);
     parse_fault_window("VATB_FAIL_SYNC", &driver->fail_sync);
+    parse_fault_window("VATB_FAIL_PROCESSING", &driver->fail_processing);
 
     parse_profile_list("VATB_UNSUPPORTED_PROFILES", driver->unsupported);
 
@@ -1432,6 +1440,7 @@ static void fill_picture(Surface *surface, uint64_t hash) {
 // Fills the picture and writes the stamp (Docs/TestVADriver.md, "The stamp").
 static void stamp_picture(Surface *surface, const char *magic, const Context *context, uint32_t decode_index) {
     fill_picture(surface, context->hash);
+    surface->described = false;
     uint8_t *stamp = surface->data;
     memcpy(stamp, magic, 4);
     write_u32(stamp + 4, VATB_STAMP_VERSION);
@@ -1453,7 +1462,8 @@ static void fill_reference_picture(Driver *driver, Surface *surface, uint64_t ha
         .data = surface->data, .fourcc = surface->fourcc, .width = surface->width, .height = surface->height,
         .pitch = surface->pitch, .chroma_offset = surface->chroma_offset,
     };
-    if (!vatb_reference_pictures_fill(driver->reference, hash, film_grain, &target) && driver->trace) {
+    surface->described = vatb_reference_pictures_fill(driver->reference, hash, film_grain, &target, &surface->description);
+    if (!surface->described && driver->trace) {
         fprintf(stderr, "vatb: no reference picture for hash %016llx\n", (unsigned long long)hash);
     }
 }
@@ -1462,8 +1472,20 @@ static void fill_reference_picture(Driver *driver, Surface *surface, uint64_t ha
 // (vatb_video_processing.c), finished by the simulated GPU as a decoded picture is.
 static VAStatus end_processing(Driver *driver, Context *context, Surface *target) {
     if (!context->has_pipeline) return VA_STATUS_ERROR_INVALID_PARAMETER;
+    driver->processing_calls += 1;
+    if (in_fault_window(&driver->fail_processing, driver->processing_calls)) return VA_STATUS_ERROR_OPERATION_FAILED;
     Surface *source = table_get(&driver->surfaces, context->pipeline.parameters.surface);
     if (source == NULL || source == target) return VA_STATUS_ERROR_INVALID_SURFACE;
+    // The chroma siting must be the one the stream states (reference mode): libswscale, like the
+    // CPU path, places chroma by its own default, so a wrong siting is refused rather than shown.
+    if (source->described) {
+        uint8_t expected = vatb_vpp_chroma_siting(source->description.chroma_location);
+        uint8_t given = context->pipeline.parameters.input_color_properties.chroma_sample_location;
+        if (given != expected) {
+            if (driver->trace) fprintf(stderr, "vatb: chroma siting %u, the stream's is %u\n", given, expected);
+            return VA_STATUS_ERROR_INVALID_PARAMETER;
+        }
+    }
     VATBPictureTarget from = {
         .data = source->data, .fourcc = source->fourcc, .width = source->width, .height = source->height,
         .pitch = source->pitch, .chroma_offset = source->chroma_offset,

@@ -99,6 +99,18 @@ VAStatus vatb_vpp_query_pipeline_caps(
     return VA_STATUS_SUCCESS;
 }
 
+uint8_t vatb_vpp_chroma_siting(int chroma_location) {
+    switch (chroma_location) {
+    case AVCHROMA_LOC_LEFT: return VA_CHROMA_SITING_VERTICAL_CENTER | VA_CHROMA_SITING_HORIZONTAL_LEFT;
+    case AVCHROMA_LOC_CENTER: return VA_CHROMA_SITING_VERTICAL_CENTER | VA_CHROMA_SITING_HORIZONTAL_CENTER;
+    case AVCHROMA_LOC_TOPLEFT: return VA_CHROMA_SITING_VERTICAL_TOP | VA_CHROMA_SITING_HORIZONTAL_LEFT;
+    case AVCHROMA_LOC_TOP: return VA_CHROMA_SITING_VERTICAL_TOP | VA_CHROMA_SITING_HORIZONTAL_CENTER;
+    case AVCHROMA_LOC_BOTTOMLEFT: return VA_CHROMA_SITING_VERTICAL_BOTTOM | VA_CHROMA_SITING_HORIZONTAL_LEFT;
+    case AVCHROMA_LOC_BOTTOM: return VA_CHROMA_SITING_VERTICAL_BOTTOM | VA_CHROMA_SITING_HORIZONTAL_CENTER;
+    default: return VA_CHROMA_SITING_UNKNOWN;
+    }
+}
+
 bool vatb_vpp_writes(const VATBProcessing *processing, uint32_t fourcc) {
     for (unsigned int i = 0; i < processing->output_fourcc_count; i++) {
         if (processing->output_fourccs[i] == fourcc) return true;

@@ -36,6 +36,10 @@ VAStatus vatb_vpp_query_filter_caps(
 VAStatus vatb_vpp_query_pipeline_caps(
     const VATBProcessing *processing, unsigned int driver_max_size, VAProcPipelineCaps *caps);
 
+/// The VA chroma siting (`VA_CHROMA_SITING_*`) of libavutil's `AVChromaLocation`; unknown for
+/// an unspecified location. FFmpeg's vaapi_vpp.c maps them the same way.
+uint8_t vatb_vpp_chroma_siting(int chroma_location);
+
 /// Whether a VPP context of the personality writes surfaces of `fourcc`.
 bool vatb_vpp_writes(const VATBProcessing *processing, uint32_t fourcc);
 

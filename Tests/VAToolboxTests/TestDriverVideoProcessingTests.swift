@@ -132,6 +132,29 @@ extension VATestDriverTests {
             }
         }
 
+        /// A processing call that fails mid-stream (the driver's 5th processed picture) moves the
+        /// conversion to the CPU for that picture and the rest: every picture is still the CPU's,
+        /// the tool says why, and nothing leaks.
+        @Test func aFailedProcessingCallMovesTheConversionToTheCPU() throws {
+            let stream = RealPixels.fixture("h264-high-bpyramid.264")
+            let options = Self.conversions[1]
+            let cpu = try Self.frameMD5(stream, options, onGPU: false)
+            var environment = RealPixels.environment(stream)
+            environment["VATB_FAIL_PROCESSING"] = "5"
+            let gpu = try CommandRunner.vatoolbox(
+                ["framemd5", "--hwaccel", "vaapi", "--device", "/dev/null"] + options + [stream.url.path],
+                environment: environment)
+            #expect(gpu.status == 0, "\(gpu.standardError)")
+            #expect(gpu.text == cpu.text)
+            let line = Self.conversionLine(gpu.standardError) ?? ""
+            #expect(
+                line.hasPrefix(
+                    "conversion: libswscale on the CPU — the driver failed to process the picture (vaEndPicture:"),
+                "\(line)")
+            RealPixels.expectDecodedOnTheDriver(gpu.standardError, stream.name)
+            #expect(RealPixels.liveReport(gpu.standardError)?["processed_pictures"] == 4)
+        }
+
         /// A GPU session asked for BGRA makes no read-back and no CPU conversion: the driver
         /// processes every picture, and serves no `vaGetImage` and only the `vaDeriveImage` of
         /// each frames context libavutil makes (`hwcontext_vaapi.c` `vaapi_frames_init` tries one:

@@ -208,6 +208,19 @@ struct ProcessingColor: Sendable {
     /// `VA_CHROMA_SITING_*`: vertical | horizontal, 0 unknown.
     var chromaSiting: UInt8 = 0
 
+    /// The VA chroma siting of libavutil's `AVChromaLocation` (H.273's chroma sample location
+    /// type + 1), as FFmpeg's `vaapi_vpp.c` maps it; unknown for an unspecified location.
+    static func chromaSiting(ofLocation location: Int) -> UInt8 {
+        let (top, center, bottom) = (
+            VA_CHROMA_SITING_VERTICAL_TOP, VA_CHROMA_SITING_VERTICAL_CENTER, VA_CHROMA_SITING_VERTICAL_BOTTOM
+        )
+        let (left, middle) = (VA_CHROMA_SITING_HORIZONTAL_LEFT, VA_CHROMA_SITING_HORIZONTAL_CENTER)
+        let sitings: [Int: Int32] = [
+            1: center | left, 2: center | middle, 3: top | left, 4: top | middle, 5: bottom | left, 6: bottom | middle,
+        ]
+        return UInt8(sitings[location] ?? VA_CHROMA_SITING_UNKNOWN)
+    }
+
     fileprivate var standard: VAProcColorStandardType { VAProcColorStandardType(rawValue: colorStandard.libva) }
 
     fileprivate var properties: VAProcColorProperties {

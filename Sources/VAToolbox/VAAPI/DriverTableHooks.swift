@@ -22,6 +22,9 @@ import Synchronization
 /// buffer still alive when the picture after the next one begins was forgotten: the hooks destroy
 /// it then, and a context's leftovers with the context.
 ///
+/// Video-processing contexts (``VideoProcessor``) are not libavcodec's: their calls' statuses
+/// pass through unchanged (``passThrough(processingContext:)``).
+///
 /// **Calls in flight.** Every hooked entry point, and every other one that may wait for the GPU
 /// (creating configs, contexts, surfaces and images, mapping, synchronising, reading back,
 /// exporting), records itself in flight on its thread (``DriverCallsInFlight``), so that a hang
@@ -48,6 +51,8 @@ final class DriverTableHooks: Sendable {
         var pictures: [VAContextID: Int] = [:]
         /// Live buffers: their context and how many pictures it had begun when they were made.
         var buffers: [VABufferID: (context: VAContextID, picture: Int)] = [:]
+        /// Video-processing contexts, whose failures are their caller's to see.
+        var processingContexts: Set<VAContextID> = []
     }
 
     /// Every watched display, by its driver context.
@@ -111,7 +116,9 @@ final class DriverTableHooks: Sendable {
             }
             var status = attempt()
             if !VAStatusCheck.succeeded(status),
-                DriverTableHooks.entries.withLock({ $0[key]?.recordsFailedPictures == true })
+                DriverTableHooks.entries.withLock({
+                    $0[key]?.recordsFailedPictures == true && $0[key]?.processingContexts.contains(context) == false
+                })
             {
                 // libavcodec drops what a failed buffer held (a slice) and submits the picture
                 // without it, and its AV1 decoder reads the failed frame's missing state on the
@@ -151,6 +158,7 @@ final class DriverTableHooks: Sendable {
                 entries[key]?.pictures[context] = nil
                 entries[key]?.targets[context] = nil
                 entries[key]?.failedBuffers[context] = nil
+                entries[key]?.processingContexts.remove(context)
                 return (leftovers, entries[key]?.original.vaDestroyBuffer, entries[key]?.original.vaDestroyContext)
             }
             for buffer in leftovers { _ = destroyBuffer?(driver, buffer) }
@@ -268,7 +276,11 @@ final class DriverTableHooks: Sendable {
         of status: VAStatus, _ call: StaticString, key: UInt, context: VAContextID
     ) -> VAStatus {
         guard !VAStatusCheck.succeeded(status) else { return status }
-        guard entries.withLock({ $0[key]?.recordsFailedPictures == true }) else { return status }
+        guard
+            entries.withLock({
+                $0[key]?.recordsFailedPictures == true && $0[key]?.processingContexts.contains(context) == false
+            })
+        else { return status }
         let error = VAStatusCheck.error(
             status, call, as: .videoDecoderMalfunction, "the GPU failed to decode the picture")
         let recorded = entries.withLock { entries -> Bool in
@@ -283,6 +295,12 @@ final class DriverTableHooks: Sendable {
     /// Stops recording (the driver table goes away with `vaTerminate`).
     func detach() {
         _ = Self.entries.withLock { $0.removeValue(forKey: key) }
+    }
+
+    /// Lets the statuses of a video-processing context's calls through as the driver returns them
+    /// (until the context is destroyed): its caller, not libavcodec, handles them.
+    func passThrough(processingContext context: Display.ContextID) {
+        _ = Self.entries.withLock { $0[key]?.processingContexts.insert(context) }
     }
 
     /// The failure of the last decode into `surface`, if it failed.

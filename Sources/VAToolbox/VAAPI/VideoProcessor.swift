@@ -99,6 +99,7 @@ final class VideoProcessor: SurfaceProcessing {
         }
         switch Self.open(device, width: width, height: height) {
         case .success(let opened):
+            device.faults?.passThrough(processingContext: opened.context)
             session = (opened.config, opened.context)
             capabilities = opened.query
             return opened.query
@@ -267,7 +268,8 @@ final class VideoProcessor: SurfaceProcessing {
             }
         return ProcessingColor(
             colorStandard: standard, matrix: UInt8(clamping: matrix), primaries: UInt8(clamping: frame.colourPrimaries),
-            transfer: UInt8(clamping: frame.transferCharacteristics), fullRange: frame.isFullRange)
+            transfer: UInt8(clamping: frame.transferCharacteristics), fullRange: frame.isFullRange,
+            chromaSiting: ProcessingColor.chromaSiting(ofLocation: frame.chromaLocation))
     }
 
     private static func names(of standards: [UInt32]) -> String {
