@@ -153,10 +153,10 @@ static int matrix_of(
     case VAProcColorStandardBT709: return SWS_CS_ITU709;
     case VAProcColorStandardBT2020: return SWS_CS_BT2020;
     case VAProcColorStandardExplicit:
-        // 0 is the identity (RGB), 2 unspecified: neither says how to convert YCbCr.
-        return properties->matrix_coefficients == 0 || properties->matrix_coefficients == 2
-            ? -1
-            : properties->matrix_coefficients;
+        // 0 is the identity (RGB), which says nothing of how to convert YCbCr; 2 (unspecified) is
+        // libswscale's default, BT.601, as the CPU path takes it (FFmpeg's scale_vaapi passes it
+        // for a stream without colour description).
+        return properties->matrix_coefficients == 0 ? -1 : properties->matrix_coefficients;
     default: return -1;
     }
 }
