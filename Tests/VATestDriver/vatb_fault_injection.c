@@ -43,6 +43,9 @@ static const struct {
     {"GetImage", VA_STATUS_ERROR_OPERATION_FAILED},
     {"PutImage", VA_STATUS_ERROR_OPERATION_FAILED},
     {"ExportSurfaceHandle", VA_STATUS_ERROR_OPERATION_FAILED},
+    {"QueryVideoProcFilters", VA_STATUS_ERROR_OPERATION_FAILED},
+    {"QueryVideoProcFilterCaps", VA_STATUS_ERROR_OPERATION_FAILED},
+    {"QueryVideoProcPipelineCaps", VA_STATUS_ERROR_OPERATION_FAILED},
 };
 enum { ENTRY_COUNT = sizeof(entries) / sizeof(entries[0]) };
 

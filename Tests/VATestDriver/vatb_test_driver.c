@@ -1946,6 +1946,7 @@ static VAStatus check_processing_context(Driver *driver, VAContextID context_id)
 static VAStatus vatb_QueryVideoProcFilters(
     VADriverContextP ctx, VAContextID context, VAProcFilterType *filters, unsigned int *num_filters
 ) {
+    VATB_INJECT();
     ENTER(ctx);
     status = check_processing_context(driver, context);
     if (status == VA_STATUS_SUCCESS) {
@@ -1957,6 +1958,7 @@ static VAStatus vatb_QueryVideoProcFilters(
 static VAStatus vatb_QueryVideoProcFilterCaps(
     VADriverContextP ctx, VAContextID context, VAProcFilterType type, void *filter_caps, unsigned int *num_filter_caps
 ) {
+    VATB_INJECT();
     ENTER(ctx);
     status = check_processing_context(driver, context);
     if (status == VA_STATUS_SUCCESS) {
@@ -1970,6 +1972,7 @@ static VAStatus vatb_QueryVideoProcPipelineCaps(
     VAProcPipelineCaps *pipeline_caps
 ) {
     (void)filters;
+    VATB_INJECT();
     ENTER(ctx);
     status = check_processing_context(driver, context);
     if (status == VA_STATUS_SUCCESS && num_filters != 0) status = VA_STATUS_ERROR_UNSUPPORTED_FILTER;

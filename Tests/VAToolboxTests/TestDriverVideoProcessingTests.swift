@@ -155,6 +155,27 @@ extension VATestDriverTests {
             #expect(RealPixels.liveReport(gpu.standardError)?["processed_pictures"] == 4)
         }
 
+        /// A failed query of what the driver processes (`vaQueryVideoProcPipelineCaps`, injected)
+        /// keeps the conversion on the CPU, says why, and leaves no configuration or context.
+        @Test func aFailedProcessingQueryKeepsTheConversionOnTheCPU() throws {
+            let stream = RealPixels.fixture("h264-main-cabac.264", "yuvj420p")
+            let options = Self.conversions[0]
+            let cpu = try Self.frameMD5(stream, options, onGPU: false)
+            var environment = RealPixels.environment(stream)
+            environment["VATB_FAIL_CALL"] = "QueryVideoProcPipelineCaps:1"
+            let gpu = try CommandRunner.vatoolbox(
+                ["framemd5", "--hwaccel", "vaapi", "--device", "/dev/null"] + options + [stream.url.path],
+                environment: environment)
+            #expect(gpu.status == 0, "\(gpu.standardError)")
+            #expect(gpu.text == cpu.text)
+            #expect(
+                Self.conversionLine(gpu.standardError)
+                    == "conversion: libswscale on the CPU — the driver did not say what it processes "
+                    + "(vaQueryVideoProcPipelineCaps: operation failed)")
+            RealPixels.expectDecodedOnTheDriver(gpu.standardError, stream.name)
+            #expect(RealPixels.liveReport(gpu.standardError)?["processed_pictures"] == 0)
+        }
+
         /// A GPU session asked for BGRA makes no read-back and no CPU conversion: the driver
         /// processes every picture, and serves no `vaGetImage` and only the `vaDeriveImage` of
         /// each frames context libavutil makes (`hwcontext_vaapi.c` `vaapi_frames_init` tries one:
