@@ -26,7 +26,9 @@ final class VideoProcessor: SurfaceProcessing {
     /// The processing configuration and context, made at the first picture; nil before.
     private var session: (config: Display.ConfigID, context: Display.ContextID)?
     private var capabilities: Display.ProcessingQuery?
-    private var pool: ProcessedFramePool?
+    /// The output pools of the current format and size, oldest first: another is made when the
+    /// application holds every surface of those before, up to ``maximumPools``.
+    private var pools: [ProcessedFramePool] = []
     /// Why nothing more is converted here, once that is known for every picture.
     private var broken: String?
 
@@ -35,7 +37,7 @@ final class VideoProcessor: SurfaceProcessing {
     }
 
     deinit {
-        pool = nil
+        pools.removeAll()
         if let session {
             device.display.destroyContext(session.context)
             device.display.destroyConfig(session.config)
@@ -192,30 +194,37 @@ final class VideoProcessor: SurfaceProcessing {
         return output
     }
 
-    /// Processes into a surface of the pool (made, or remade for a new format or size; a second
-    /// pool when every surface of the first is held).
+    /// Processes into a free surface of the pools (remade for a new format or size; another pool
+    /// when the application holds every surface of those there are). When it holds every surface
+    /// of ``maximumPools`` pools, this picture is converted on the CPU and the next ones try again.
     private func run(
         _ request: ProcessingRequest, from image: PixelBuffer, into surfaceFormat: SurfaceFormat, _ format: PixelFormat,
         _ width: Int, _ height: Int, _ minimumBufferCount: Int
     ) throws(SurfaceProcessingRefusal) -> PixelBuffer {
         guard let session else { throw SurfaceProcessingRefusal(reason: "no video processing context") }
+        if let first = pools.first, first.format != surfaceFormat || first.width != width || first.height != height {
+            pools.removeAll()
+        }
+        let count = max(minimumBufferCount, Self.poolSize)
+        var picture: PixelBuffer?
         do throws(VTError) {
-            let count = max(minimumBufferCount, Self.poolSize)
-            if pool == nil || pool?.format != surfaceFormat || pool?.width != width || pool?.height != height {
-                pool = try ProcessedFramePool(
-                    device: device, format: surfaceFormat, width: width, height: height, count: count)
-            }
-            guard let pool else { throw VTError.allocationFailed.with("no pool") }
-            var output = try nextPicture(from: pool, like: image, format)
-            if output == nil {
+            for pool in pools where picture == nil { picture = try nextPicture(from: pool, like: image, format) }
+            if picture == nil, pools.count < Self.maximumPools {
                 let fresh = try ProcessedFramePool(
                     device: device, format: surfaceFormat, width: width, height: height, count: count)
-                self.pool = fresh
-                output = try nextPicture(from: fresh, like: image, format)
+                pools.append(fresh)
+                picture = try nextPicture(from: fresh, like: image, format)
             }
-            guard let output, let target = output.vaSurface else {
-                throw VTError.allocationFailed.with("no free surface for the processed picture")
-            }
+        } catch {
+            let reason = Self.reason(error)
+            broken = reason
+            throw SurfaceProcessingRefusal(reason: reason)
+        }
+        guard let output = picture, let target = output.vaSurface else {
+            throw SurfaceProcessingRefusal(
+                reason: "the application holds all \(pools.count * count) converted GPU pictures this session keeps")
+        }
+        do throws(VTError) {
             try device.display.process(request, into: target, on: session.context).get(
                 as: .pixelTransferNotSupported, "the driver failed to process the picture")
             return output
@@ -242,6 +251,9 @@ final class VideoProcessor: SurfaceProcessing {
     /// Surfaces per output pool when the attributes ask for no more: the pictures a consumer
     /// typically holds (displayed, queued, being drawn) and one being processed.
     static let poolSize = 6
+    /// The most output pools at once: 24 surfaces by default (200 MiB of 1080p BGRA) before the
+    /// pictures an application keeps are converted into CPU memory instead.
+    static let maximumPools = 4
 
     /// The surface format VA video processing writes for `format`; nil for formats it does not
     /// make here (planar ones: the CPU makes those).
