@@ -101,6 +101,15 @@ struct DecodeReport {
     /// Frames per second over the whole run.
     var framesPerSecond: Double { seconds > 0 ? Double(frames) / seconds : 0 }
 
+    /// Counts pictures the command could not read (GPU pictures whose read-back failed) as
+    /// frames with errors, with their reasons.
+    mutating func addUnreadablePictures(_ reasons: [String]) {
+        guard let first = reasons.first else { return }
+        errors += reasons.count
+        if firstError == nil { firstError = first }
+        for reason in reasons where errorDetails.count < 3 { errorDetails.append(reason) }
+    }
+
     /// `"conversion: on the GPU (VA-API video processing)"`, or on the CPU and why not on the
     /// GPU, for a run whose pictures were converted; nil otherwise.
     var conversionLine: String? { pixelTransferPath.map { "conversion: \($0)" } }

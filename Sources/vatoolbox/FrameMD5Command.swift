@@ -55,10 +55,11 @@ enum FrameMD5Command {
         if attributes?.width != nil || attributes?.height != nil { timing.containerAspectRatio = nil }
         let hasher = FrameHasher(
             output: output, timing: timing, reorderDelay: source.formatDescription.stream.maxNumReorderFrames)
-        let report = try DecodeLoop.run(
+        var report = try DecodeLoop.run(
             source: source, specification: specification,
             attributes: attributes, onFrame: { frame throws(CommandFailure) in try hasher.add(frame) },
             onSample: { hasher.record($0) }, fieldMode: fieldMode)
+        report.addUnreadablePictures(hasher.unreadable)
         try output.flush()
         guard report.frames > 0 else { throw .input("\(path): no picture could be decoded") }
         // Where GPU pictures were converted, and why not on the GPU (the CPU's own need no line).
@@ -118,12 +119,22 @@ final class FrameHasher: @unchecked Sendable {
             """
     }
 
+    /// Pictures that could not be hashed: GPU pictures that could not be read back, with why.
+    private(set) var unreadable: [String] = []
+
     func add(_ frame: DecodedFrame) throws(CommandFailure) {
         if frame.index == 0 { try output.append(Self.header(first: frame.image, timing: timing)) }
         guard let pts = timestamp(of: frame) else { return }
         let size = frame.image.rawVideoByteCount
-        try output.append(
-            "0, \(pad(pts, 10)), \(pad(pts, 10)), \(pad(1, 8)), \(pad(Int64(size), 8)), \(frame.image.md5)\n")
+        let md5: String
+        do throws(VTError) {
+            md5 = try frame.image.samplesMD5()
+        } catch {
+            // Left out and counted as a frame with an error, never hashed as nothing.
+            unreadable.append("picture \(frame.index): it could not be read back from the GPU: \(error.description)")
+            return
+        }
+        try output.append("0, \(pad(pts, 10)), \(pad(pts, 10)), \(pad(1, 8)), \(pad(Int64(size), 8)), \(md5)\n")
     }
 
     /// libavcodec's `best_effort_timestamp` (`guess_correct_pts` in `decode.c`): the picture's

@@ -48,12 +48,23 @@ final class OutputFile {
 }
 
 /// The pictures' samples as `ffmpeg -f rawvideo` writes them: each plane's rows without padding.
+/// A GPU picture that cannot be read back fails the command rather than writing nothing.
 func appendPlanes(of image: PixelBuffer, to output: OutputFile) throws(CommandFailure) {
-    try image.withLockedPlanes { (planes) throws(CommandFailure) in
-        for plane in planes {
-            for row in 0..<plane.height { try output.append(plane.row(row)) }
+    var failure: CommandFailure?
+    do throws(VTError) {
+        try image.withReadablePlanes { (planes) throws(VTError) in
+            do throws(CommandFailure) {
+                for plane in planes {
+                    for row in 0..<plane.height { try output.append(plane.row(row)) }
+                }
+            } catch {
+                failure = error
+            }
         }
+    } catch {
+        throw CommandFailure(error)
     }
+    if let failure { throw failure }
 }
 
 /// The YUV4MPEG2 stream header the way FFmpeg's `yuv4mpegpipe` muxer writes it.

@@ -176,6 +176,34 @@ extension VATestDriverTests {
             #expect(RealPixels.liveReport(gpu.standardError)?["processed_pictures"] == 0)
         }
 
+        /// A converted picture stays a GPU surface: when reading it back to hash it fails (the 3rd
+        /// `vaGetImage`, injected), framemd5 leaves it out and counts it as a frame with an error
+        /// — it never hashes an empty picture — and `decode -o` fails rather than write nothing.
+        @Test func aConvertedPictureThatCannotBeReadBackIsAnError() throws {
+            let stream = RealPixels.fixture("h264-main-cabac.264", "yuvj420p")
+            var environment = RealPixels.environment(stream)
+            environment["VATB_FAIL_CALL"] = "GetImage:3"
+            let gpu = try CommandRunner.vatoolbox(
+                ["framemd5", "--hwaccel", "vaapi", "--device", "/dev/null", "--pixel-format", "BGRA", stream.url.path],
+                environment: environment)
+            #expect(gpu.status == 1, "\(gpu.standardError)")
+            #expect(Stream.frameLines(gpu.text).count == 29)
+            let cpu = try Self.frameMD5(stream, Self.conversions[0], onGPU: false)
+            #expect(Set(Stream.frameLines(gpu.text)).isSubset(of: Set(Stream.frameLines(cpu.text))))
+            #expect(gpu.standardError.contains("frames with errors: 1"), "\(gpu.standardError)")
+            #expect(gpu.standardError.contains("picture 2: it could not be read back from the GPU"))
+            RealPixels.expectDecodedOnTheDriver(gpu.standardError, stream.name)
+            let directory = try CommandRunner.temporaryDirectory()
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let decode = try CommandRunner.vatoolbox(
+                [
+                    "decode", "--hwaccel", "vaapi", "--device", "/dev/null", "--pixel-format", "BGRA", stream.url.path,
+                    "-o", directory.appendingPathComponent("out.bgra").path,
+                ], environment: environment)
+            #expect(decode.status == 1, "\(decode.standardError)")
+            #expect(decode.standardError.contains("vaGetImage"), "\(decode.standardError)")
+        }
+
         /// A GPU session asked for BGRA makes no read-back and no CPU conversion: the driver
         /// processes every picture, and serves no `vaGetImage` and only the `vaDeriveImage` of
         /// each frames context libavutil makes (`hwcontext_vaapi.c` `vaapi_frames_init` tries one:

@@ -8,6 +8,20 @@ extension PixelBuffer {
         return digest.finish()
     }
 
+    /// ``md5``, or the error when a GPU surface cannot be read back (``md5`` then hashes no
+    /// samples at all).
+    ///
+    /// - Throws: What ``withReadablePlanes(_:)`` throws.
+    public func samplesMD5() throws(VTError) -> String {
+        var digest = MD5()
+        try withReadablePlanes { (planes) throws(VTError) in
+            for plane in planes {
+                for row in 0..<plane.height { digest.update(plane.row(row)) }
+            }
+        }
+        return digest.finish()
+    }
+
     /// Feeds the picture's samples, in `ffmpeg -f rawvideo` order, to an MD5 computation.
     func appendSamples(to digest: inout MD5) {
         withLockedPlanes { planes in

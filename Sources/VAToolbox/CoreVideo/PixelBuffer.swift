@@ -116,6 +116,20 @@ public final class PixelBuffer: Sendable, CustomStringConvertible {
         }
     }
 
+    /// Lends the planes for reading, as ``withLockedPlanes(_:)`` does, but throws when a GPU
+    /// surface cannot be read back instead of lending no planes.
+    ///
+    /// - Throws: What the read-back throws (``VTError/videoDecoderMalfunction`` when the GPU
+    ///   cannot finish or read the picture, ``VTError/videoDecoderBadData`` when it reports
+    ///   errors in its data), or what `body` throws.
+    public func withReadablePlanes<Result>(_ body: ([Plane]) throws(VTError) -> Result) throws(VTError) -> Result {
+        try storage.withLock { (storage: inout Storage) throws(VTError) -> Result in
+            if let planes = storage.lockedPlanes { return try body(planes) }
+            let mapped = try readBack(storage.frame.frame)
+            return try body(Self.planes(of: mapped.frame))
+        }
+    }
+
     /// Lends the planes for reading and writing (`CVPixelBufferLockBaseAddress` with no flags).
     ///
     /// A buffer that shares its memory with the decoder is copied first, so that writing cannot
