@@ -1057,8 +1057,6 @@ bool vatb_reference_pictures_fill(
     copy_frame(frame, ten_bit, target);
     if (description != NULL) {
         description->chroma_location = (int)frame->chroma_location;
-        description->matrix = (int)frame->colorspace;
-        description->full_range = frame->color_range == AVCOL_RANGE_JPEG || frame->format == AV_PIX_FMT_YUVJ420P;
     }
     return true;
 }

@@ -37,12 +37,10 @@ static inline uint64_t vatb_reference_av1_key(uint64_t tile_hash, unsigned int o
     return (tile_hash ^ order_hint) * 0x100000001b3ull;
 }
 
-/// What the decoder says of a picture's samples, in libavutil's values: where chroma sits
-/// (`AVChromaLocation`), the matrix (`AVColorSpace`, H.273) and whether the range is full.
+/// What the decoder says of a picture's samples that video processing checks: where chroma sits
+/// (libavutil's `AVChromaLocation`).
 typedef struct VATBPictureDescription {
     int chroma_location;
-    int matrix;
-    bool full_range;
 } VATBPictureDescription;
 
 /// Copies the picture made by the slice data that hashes to `hash` (an AV1 picture's key: see
