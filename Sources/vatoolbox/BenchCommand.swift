@@ -131,6 +131,13 @@ enum BenchCommand {
             }
             rows.append(Row(name: "ffmpeg CLI, \(threads) threads", decoder: "ffmpeg", threads: threads))
         }
+        // The ffmpeg CLI's VA-API row needs a node to open; without one it says why, as the GPU row does.
+        if specification.renderNodePath == nil, RenderNode.all().isEmpty,
+            let index = rows.firstIndex(where: { $0.decoder == "ffmpeg-vaapi" })
+        {
+            rows[index].available = false
+            rows[index].reason = "no render node: \(RenderNode.absenceReason())"
+        }
         let tool = executablePath()
         // The pictures the VAToolbox rows decoded, which the ffmpeg rows are taken to decode too.
         var referenceFrames: Int?
