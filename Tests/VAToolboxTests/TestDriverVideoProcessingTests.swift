@@ -21,15 +21,17 @@ extension VATestDriverTests {
 
         /// `vatoolbox framemd5` with `options` on the GPU (the driver in reference mode, under
         /// `personality`) or on the CPU (one thread: libavcodec conceals damage as the driver's
-        /// single-threaded reference decode does).
+        /// single-threaded reference decode does), with `driverVariables` (faults) for the driver.
         static func frameMD5(
-            _ stream: Stream, _ options: [String], onGPU: Bool, personality: String? = nil
+            _ stream: Stream, _ options: [String], onGPU: Bool, personality: String? = nil,
+            driverVariables: [String: String] = [:]
         ) throws -> CommandRunner.Result {
             let path =
                 onGPU ? ["--hwaccel", "vaapi", "--device", "/dev/null"] : ["--hwaccel", "none", "--threads", "1"]
+            var environment = RealPixels.environment(onGPU ? stream : nil, personality: personality)
+            environment.merge(driverVariables) { _, new in new }
             return try CommandRunner.vatoolbox(
-                ["framemd5"] + path + options + [stream.url.path],
-                environment: RealPixels.environment(onGPU ? stream : nil, personality: personality))
+                ["framemd5"] + path + options + [stream.url.path], environment: environment)
         }
 
         /// The tool's line saying where it converted.
@@ -139,11 +141,7 @@ extension VATestDriverTests {
             let stream = RealPixels.fixture("h264-high-bpyramid.264")
             let options = Self.conversions[1]
             let cpu = try Self.frameMD5(stream, options, onGPU: false)
-            var environment = RealPixels.environment(stream)
-            environment["VATB_FAIL_PROCESSING"] = "5"
-            let gpu = try CommandRunner.vatoolbox(
-                ["framemd5", "--hwaccel", "vaapi", "--device", "/dev/null"] + options + [stream.url.path],
-                environment: environment)
+            let gpu = try Self.frameMD5(stream, options, onGPU: true, driverVariables: ["VATB_FAIL_PROCESSING": "5"])
             #expect(gpu.status == 0, "\(gpu.standardError)")
             #expect(gpu.text == cpu.text)
             let line = Self.conversionLine(gpu.standardError) ?? ""
@@ -161,11 +159,8 @@ extension VATestDriverTests {
             let stream = RealPixels.fixture("h264-main-cabac.264", "yuvj420p")
             let options = Self.conversions[0]
             let cpu = try Self.frameMD5(stream, options, onGPU: false)
-            var environment = RealPixels.environment(stream)
-            environment["VATB_FAIL_CALL"] = "QueryVideoProcPipelineCaps:1"
-            let gpu = try CommandRunner.vatoolbox(
-                ["framemd5", "--hwaccel", "vaapi", "--device", "/dev/null"] + options + [stream.url.path],
-                environment: environment)
+            let gpu = try Self.frameMD5(
+                stream, options, onGPU: true, driverVariables: ["VATB_FAIL_CALL": "QueryVideoProcPipelineCaps:1"])
             #expect(gpu.status == 0, "\(gpu.standardError)")
             #expect(gpu.text == cpu.text)
             #expect(
