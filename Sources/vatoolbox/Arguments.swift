@@ -205,13 +205,14 @@ struct ParsedArguments {
         return mode
     }
 
-    /// The image buffer attributes `--pixel-format` and `--scale` ask for; nil when neither is
-    /// given and `defaultFormat` is nil.
+    /// The image buffer attributes `--pixel-format`, `--scale` and `--tonemap` ask for; nil when
+    /// none is given and `defaultFormat` is nil.
     func imageBufferAttributes(defaultFormat: PixelFormat? = nil) throws(CommandFailure) -> ImageBufferAttributes? {
         let format = try pixelFormat() ?? defaultFormat
         let size = try scale()
-        guard format != nil || size != nil else { return nil }
-        var attributes = ImageBufferAttributes(pixelFormat: format)
+        let toneMaps = flags.contains("tonemap")
+        guard format != nil || size != nil || toneMaps else { return nil }
+        var attributes = ImageBufferAttributes(pixelFormat: format, toneMapsHDRToSDR: toneMaps)
         attributes.width = size?.width
         attributes.height = size?.height
         return attributes
@@ -225,8 +226,11 @@ let decoderOptions = [
 ]
 
 /// The options of the commands that hand pictures out as the session makes them (decode,
-/// framemd5): conversion, size and field mode.
-let pictureOptions = [OptionSpec(name: "pixel-format"), OptionSpec(name: "scale"), OptionSpec(name: "field-mode")]
+/// framemd5): conversion, size, field mode and tone mapping.
+let pictureOptions = [
+    OptionSpec(name: "pixel-format"), OptionSpec(name: "scale"), OptionSpec(name: "field-mode"),
+    OptionSpec(name: "tonemap", takesValue: false),
+]
 
 /// The options of the commands that read a file's video track (decode, framemd5, snapshot,
 /// thumbnails): `--track N`, and `--frame-rate RATE` for raw streams.

@@ -11,7 +11,7 @@ import VAToolbox
 enum DecodeCommand {
     static let usage = """
         usage: vatoolbox decode INPUT [-o OUT.y4m|OUT.yuv|-] [--pixel-format FOURCC] [--scale WxH]
-                                      [--field-mode MODE] [--deinterlace bwdif|yadif[-field]]
+                                      [--field-mode MODE] [--deinterlace bwdif|yadif[-field]] [--tonemap]
                                       [--hwaccel auto|vaapi|none] [--device PATH] [--frames N] [--threads N]
                                       [--format y4m|yuv] [--track N] [--frame-rate RATE]
 
@@ -34,6 +34,10 @@ enum DecodeCommand {
               --field-mode MODE    the session's field mode: both (as decoded), top or bottom (one field,
                                    ffmpeg's -vf field=type=…), single (the top one), deinterlace (the
                                    vertical filter, ffmpeg's -vf pp=lb)
+              --tonemap            tone map HDR pictures (PQ, HLG) to SDR BT.709 in 8 bits: on the GPU where
+                                   the driver can, else ffmpeg's -vf zscale=t=linear:npl=100,format=gbrpf32le,
+                                   zscale=p=bt709,tonemap=tonemap=hable:desat=0,zscale=t=bt709:m=bt709:r=tv,
+                                   format=yuv420p (yuv420p on the CPU, NV12 on the GPU unless --pixel-format)
               --hwaccel MODE       auto: the GPU when a VA-API device can decode the stream, else the CPU;
                                    vaapi: the GPU or fail (exit status 3); none: the CPU
               --device PATH        the DRM render node to use, e.g. /dev/dri/renderD128

@@ -186,9 +186,21 @@ enum DecodeLoop {
             // the session hands out without a copy when asked for them (its native NV12/P010
             // would cost a repacking per picture and hash differently); on the GPU the
             // surfaces' NV12/P010, as `ffmpeg -hwaccel vaapi` has them.
-            if attributes == nil && !session.usingHardwareAcceleratedVideoDecoder {
+            // With only --tonemap, an HDR stream's are the 8-bit planar ones the ffmpeg CLI's
+            // tone mapping chain ends in (yuv420p).
+            let onlyToneMaps =
+                attributes.map { $0.toneMapsHDRToSDR && $0.pixelFormat == nil && $0.width == nil && $0.height == nil }
+                ?? false
+            if (attributes == nil || onlyToneMaps) && !session.usingHardwareAcceleratedVideoDecoder {
+                var planar = DecompressionSession.planarPixelFormat(for: format)
+                if onlyToneMaps, let transfer = format.extensions.transferFunction,
+                    [TransferFunction.pq, .hlg].contains(transfer),
+                    planar == .yuv420Planar10
+                {
+                    planar = .yuv420Planar
+                }
                 try session.setImageBufferAttributes(
-                    ImageBufferAttributes(pixelFormat: DecompressionSession.planarPixelFormat(for: format)))
+                    ImageBufferAttributes(pixelFormat: planar, toneMapsHDRToSDR: onlyToneMaps))
             }
             if perFrameHDRMetadata { session.propagatesPerFrameHDRDisplayMetadata = true }
             if let fieldMode { try session.setProperty(.fieldMode, to: fieldMode) }

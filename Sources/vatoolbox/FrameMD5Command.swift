@@ -5,7 +5,7 @@ import VAToolbox
 /// `ffmpeg -i INPUT -f framemd5 -`, so the two outputs diff cleanly.
 enum FrameMD5Command {
     static let usage = """
-        usage: vatoolbox framemd5 INPUT [--pixel-format FOURCC] [--scale WxH] [--field-mode MODE]
+        usage: vatoolbox framemd5 INPUT [--pixel-format FOURCC] [--scale WxH] [--field-mode MODE] [--tonemap]
                                         [--hwaccel auto|vaapi|none] [--device PATH] [--threads N] [--track N]
                                         [--frame-rate RATE] [-o OUT]
 
@@ -22,6 +22,10 @@ enum FrameMD5Command {
               --field-mode MODE    the session's field mode: both (as decoded), top or bottom (one field,
                                    ffmpeg's -vf field=type=…), single (the top one), deinterlace (the
                                    vertical filter, ffmpeg's -vf pp=lb)
+              --tonemap            tone map HDR pictures (PQ, HLG) to SDR BT.709 in 8 bits: on the GPU where
+                                   the driver can, else ffmpeg's -vf zscale=t=linear:npl=100,format=gbrpf32le,
+                                   zscale=p=bt709,tonemap=tonemap=hable:desat=0,zscale=t=bt709:m=bt709:r=tv,
+                                   format=yuv420p (yuv420p on the CPU, NV12 on the GPU unless --pixel-format)
               --hwaccel MODE       auto (GPU when usable), vaapi (GPU or fail), none (CPU)
               --device PATH        the DRM render node to use, e.g. /dev/dri/renderD128
               --threads N          software decoding threads (0: one per core)

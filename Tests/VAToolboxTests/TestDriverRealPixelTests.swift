@@ -133,7 +133,8 @@ extension VATestDriverTests {
             fixture("hevc-dolby-vision.mp4", "yuv420p10le", checksCommittedOracle: false),
             fixture("h264-sei-hdr.264"), fixture("vp9-hdr10plus.webm", "yuv420p10le"),
             // An alternative transfer characteristics SEI message and an MP4 ICC profile.
-            fixture("hevc-alternative-transfer.265", "yuv420p10le"), fixture("h264-icc-profile.mp4"),
+            fixture("hevc-alternative-transfer.265", "yuv420p10le"), fixture("hevc-hlg.265", "yuv420p10le"),
+            fixture("h264-icc-profile.mp4"),
         ]
 
         /// The fixtures left out, and why.

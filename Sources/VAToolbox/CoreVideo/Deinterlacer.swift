@@ -70,8 +70,8 @@ public final class Deinterlacer: Sendable {
         self.rate = rate
         chain = Mutex(
             PictureFilterChain(
-                filter: method.rawValue,
-                arguments: "mode=\(rate == .frame ? "send_frame" : "send_field"):parity=auto:deint=all",
+                filters:
+                    "\(method.rawValue)=mode=\(rate == .frame ? "send_frame" : "send_field"):parity=auto:deint=all",
                 makesProgressivePictures: true))
     }
 

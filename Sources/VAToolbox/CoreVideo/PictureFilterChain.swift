@@ -1,6 +1,6 @@
-/// A libavfilter filter over pixel buffers (``FilterGraph``): one graph per picture size and
-/// layout, remade when they change, after the old one gave out what it held. The
-/// ``Deinterlacer`` and a session's field mode run on it.
+/// A libavfilter filter chain over pixel buffers (``FilterGraph``): one graph per picture size
+/// and layout, remade when they change, after the old one gave out what it held. The
+/// ``Deinterlacer``, a session's field mode and HDR tone mapping run on it.
 ///
 /// Not thread-safe: one caller at a time.
 final class PictureFilterChain {
@@ -10,11 +10,12 @@ final class PictureFilterChain {
         let time: MediaTime
     }
 
-    /// The filter's name and options, in libavfilter's syntax.
-    let filter: String
-    let arguments: String
+    /// The filters and their options, in libavfilter's syntax.
+    let filters: String
     /// Whether the filter's pictures are progressive (a deinterlacer's), whatever the filter says.
     let makesProgressivePictures: Bool
+    /// The range of the filter's pictures when the filters set it; nil: the input's.
+    let outputFullRange: Bool?
     private var graph: FilterGraph?
     private var key: Key?
     private var timescale: Int32 = 1
@@ -28,10 +29,10 @@ final class PictureFilterChain {
         var layout: PixelLayout
     }
 
-    init(filter: String, arguments: String, makesProgressivePictures: Bool) {
-        self.filter = filter
-        self.arguments = arguments
+    init(filters: String, makesProgressivePictures: Bool, outputFullRange: Bool? = nil) {
+        self.filters = filters
         self.makesProgressivePictures = makesProgressivePictures
+        self.outputFullRange = outputFullRange
     }
 
     /// Filters one picture (a GPU surface is read back first).
@@ -48,10 +49,10 @@ final class PictureFilterChain {
                 pictures += try finish()
                 timescale = time.isNumeric ? time.timescale : 1
                 graph = try FilterGraph(
-                    filter: filter, arguments: arguments, width: key.width, height: key.height, layout: key.layout,
+                    filters: filters, width: key.width, height: key.height, layout: key.layout,
                     timeBase: (1, timescale), sampleAspectRatio: frame.sampleAspectRatio)
                 self.key = key
-                fullRange = frame.isFullRange
+                fullRange = outputFullRange ?? frame.isFullRange
             }
             let pts = time.isNumeric ? time.convertScale(timescale).value : count
             count += 1
@@ -80,7 +81,7 @@ final class PictureFilterChain {
             let pts = lent.timeStamp
             guard let format = PixelFormat.from(ffmpeg: lent.layout, fullRange: fullRange) else {
                 throw VTError.pixelTransferNotSupported.with(
-                    "\(filter) made pixel format \(lent.layout.name ?? "\(lent.layout.rawValue)"), "
+                    "\(filters) made pixel format \(lent.layout.name ?? "\(lent.layout.rawValue)"), "
                         + "which VAToolbox cannot hand out")
             }
             let base = graph.outputTimeBase

@@ -8,6 +8,9 @@
 /// A GPU surface is converted on the GPU when its driver can (``SurfaceProcessing``, VA video
 /// processing: the result is a GPU surface too), on the CPU otherwise; ``path`` says which, and why.
 ///
+/// With ``toneMapsHDRToSDR`` on, an HDR picture converted to an 8-bit format is tone mapped first
+/// (``ToneMapping``): on the GPU in the same processing call, on the CPU with ``ToneMapper``.
+///
 /// Not thread-safe: a session uses its own on its queue.
 final class PixelTransfer {
     /// The libswscale context, kept between conversions.
@@ -18,6 +21,11 @@ final class PixelTransfer {
     /// Whether GPU surfaces may be converted on the GPU (``PixelTransferSession`` lets the
     /// application turn it off).
     var convertsOnGPU = true
+    /// Whether HDR pictures converted to an 8-bit format are tone mapped to SDR (off: their code
+    /// values are converted as they are).
+    var toneMapsHDRToSDR = false
+    /// The CPU's tone mapper, made at the first picture it maps.
+    private var toneMapper: ToneMapper?
 
     /// The pool the last CPU conversion drew from.
     var currentPool: PixelBufferPool? { pool }
@@ -33,9 +41,13 @@ final class PixelTransfer {
     func transfer(_ source: PixelBuffer, to format: PixelFormat, width: Int, height: Int, minimumBufferCount: Int)
         throws(VTError) -> PixelBuffer
     {
-        if let converted = onGPU(source, to: format, width: width, height: height, minimumBufferCount) {
+        let toneMaps = toneMapsHDRToSDR && ToneMapping.applies(to: source, making: format)
+        if let converted = onGPU(
+            source, to: format, width: width, height: height, minimumBufferCount, toneMapping: toneMaps)
+        {
             return converted
         }
+        let source = toneMaps ? try toneMapped(source) : source
         if pool == nil || pool?.pixelFormat != format || pool?.width != width || pool?.height != height {
             pool = try PixelBufferPool(
                 pixelFormat: format, width: width, height: height, minimumBufferCount: minimumBufferCount)
@@ -64,8 +76,10 @@ final class PixelTransfer {
         try destination.withLockedPlanesForWriting { _ throws(VTError) in }
         // A GPU surface converted on the GPU is read back into the destination: one read-back of
         // the converted picture instead of the source's and a conversion on the CPU.
+        let toneMaps = toneMapsHDRToSDR && ToneMapping.applies(to: source, making: destination.pixelFormat)
         if let converted = onGPU(
-            source, to: destination.pixelFormat, width: destination.width, height: destination.height, 0)
+            source, to: destination.pixelFormat, width: destination.width, height: destination.height, 0,
+            toneMapping: toneMaps)
         {
             try converted.withFrame { (input: Frame) throws(VTError) in
                 try destination.withFrameToWrite { (output: Frame) throws(VTError) in
@@ -76,13 +90,22 @@ final class PixelTransfer {
             destination.addCopiedBytes(destination.rawVideoByteCount)
             return
         }
+        let source = toneMaps ? try toneMapped(source) : source
         try transfer(source, into: destination, destinationFormat: destinationFormat)
+    }
+
+    /// `source` tone mapped on the CPU.
+    private func toneMapped(_ source: PixelBuffer) throws(VTError) -> PixelBuffer {
+        let mapper = toneMapper ?? ToneMapper()
+        toneMapper = mapper
+        return try mapper.map(source)
     }
 
     /// `source` converted on the GPU when it is a GPU surface and its driver can; nil otherwise,
     /// with ``path`` saying why.
     private func onGPU(
-        _ source: PixelBuffer, to format: PixelFormat, width: Int, height: Int, _ minimumBufferCount: Int
+        _ source: PixelBuffer, to format: PixelFormat, width: Int, height: Int, _ minimumBufferCount: Int,
+        toneMapping: Bool
     ) -> PixelBuffer? {
         guard let device = source.surfaceDevice else {
             path = .cpu(reason: nil)
@@ -95,7 +118,8 @@ final class PixelTransfer {
         let processor = self.processor ?? device.makeProcessor()
         self.processor = processor
         switch processor.process(
-            source, to: format, width: width, height: height, minimumBufferCount: minimumBufferCount)
+            source, to: format, width: width, height: height, minimumBufferCount: minimumBufferCount,
+            toneMapping: toneMapping)
         {
         case .success(let converted):
             path = .gpu

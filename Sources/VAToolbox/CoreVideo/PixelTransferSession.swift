@@ -38,6 +38,15 @@ public final class PixelTransferSession: Sendable {
         converter = Mutex(transfer)
     }
 
+    /// Whether an HDR picture (PQ or HLG) converted to an 8-bit format is tone mapped to SDR
+    /// BT.709 first (a VAToolbox addition, off by default as VideoToolbox's is): on the GPU where
+    /// the driver lists VA's HDR tone mapping filter, else on the CPU with libavfilter's
+    /// `zscale` and `tonemap` (the chain Docs/DecompressionSession.md, "HDR to SDR", gives).
+    public var toneMapsHDRToSDR: Bool {
+        get { converter.withLock { $0.toneMapsHDRToSDR } }
+        set { converter.withLock { $0.toneMapsHDRToSDR = newValue } }
+    }
+
     /// Where the last ``transferImage(_:pixelFormat:width:height:)`` converted: on the GPU, or
     /// on the CPU and why a GPU surface was not converted there; nil before the first.
     public var lastTransferPath: PixelTransferPath? {

@@ -29,9 +29,12 @@ protocol SurfaceAccess: AnyObject, Sendable {
 protocol SurfaceProcessing: AnyObject {
     /// `image` (a GPU surface of the processor's device) converted on the GPU into a new surface
     /// of `format` and that size, or why it cannot be: a format, colour or size the driver does
-    /// not process, or a driver that failed before (the CPU converts from then on).
+    /// not process, or a driver that failed before (the CPU converts from then on). With
+    /// `toneMapping`, the HDR picture is tone mapped to SDR BT.709 in the same call
+    /// (``ToneMapping``).
     func process(
-        _ image: PixelBuffer, to format: PixelFormat, width: Int, height: Int, minimumBufferCount: Int
+        _ image: PixelBuffer, to format: PixelFormat, width: Int, height: Int, minimumBufferCount: Int,
+        toneMapping: Bool
     ) -> Result<PixelBuffer, SurfaceProcessingRefusal>
 }
 

@@ -86,6 +86,14 @@ public struct ImageBufferAttributes: Sendable, Hashable {
     public var height: Int?
     /// `kCVPixelBufferPoolMinimumBufferCountKey`: buffers the pool allocates up front.
     public var minimumBufferCount: Int
+    /// Whether HDR pictures (PQ or HLG transfer) handed out in an 8-bit format are tone mapped to
+    /// SDR BT.709 (a VAToolbox addition; off by default, as VideoToolbox's decompression session
+    /// converts without tone mapping). With no ``pixelFormat``, an HDR picture goes out in the
+    /// 8-bit format of its native layout (`'420v'` for P010, `'y420'` for 10-bit planar); SDR
+    /// pictures are not changed. On the GPU when the driver lists VA's HDR tone mapping filter
+    /// (``DecompressionSession/pixelTransferPath`` says where). Docs/DecompressionSession.md,
+    /// "HDR to SDR".
+    public var toneMapsHDRToSDR: Bool
 
     /// Creates attributes — `destinationImageBufferAttributes`; every argument is optional.
     ///
@@ -95,10 +103,15 @@ public struct ImageBufferAttributes: Sendable, Hashable {
     ///   - width: Scale pictures to this width; nil keeps the stream's.
     ///   - height: Scale pictures to this height; nil keeps the stream's.
     ///   - minimumBufferCount: Buffers the session's pool allocates up front.
-    public init(pixelFormat: PixelFormat? = nil, width: Int? = nil, height: Int? = nil, minimumBufferCount: Int = 0) {
+    ///   - toneMapsHDRToSDR: Whether HDR pictures handed out in an 8-bit format are tone mapped.
+    public init(
+        pixelFormat: PixelFormat? = nil, width: Int? = nil, height: Int? = nil, minimumBufferCount: Int = 0,
+        toneMapsHDRToSDR: Bool = false
+    ) {
         self.pixelFormat = pixelFormat
         self.width = width
         self.height = height
         self.minimumBufferCount = minimumBufferCount
+        self.toneMapsHDRToSDR = toneMapsHDRToSDR
     }
 }

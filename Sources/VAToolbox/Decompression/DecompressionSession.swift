@@ -347,11 +347,12 @@ public final class DecompressionSession: Sendable {
         }
     }
 
-    /// Whether attributes ask for anything but the decoder's own pictures: another format, or a size.
+    /// Whether attributes ask for anything but the decoder's own pictures: another format, a
+    /// size, or tone mapping.
     static func wantsTransfer(_ attributes: ImageBufferAttributes?, native: PixelFormat) -> Bool {
         guard let attributes else { return false }
         return (attributes.pixelFormat != nil && attributes.pixelFormat != native) || attributes.width != nil
-            || attributes.height != nil
+            || attributes.height != nil || attributes.toneMapsHDRToSDR
     }
 
     /// The conversion job `attributes` ask for, nil when they ask for the native pictures.

@@ -18,9 +18,9 @@ final class FieldModeFilter: @unchecked Sendable {
     private let chain: PictureFilterChain
     private let interlacedOnly: Bool
 
-    private init(mode: String, filter: String, arguments: String, deinterlaces: Bool) {
+    private init(mode: String, filters: String, deinterlaces: Bool) {
         self.mode = mode
-        chain = PictureFilterChain(filter: filter, arguments: arguments, makesProgressivePictures: deinterlaces)
+        chain = PictureFilterChain(filters: filters, makesProgressivePictures: deinterlaces)
         interlacedOnly = deinterlaces
     }
 
@@ -28,11 +28,11 @@ final class FieldModeFilter: @unchecked Sendable {
     static func forMode(_ mode: String) -> FieldModeFilter? {
         switch mode {
         case FieldMode.deinterlaceFields:
-            FieldModeFilter(mode: mode, filter: "pp", arguments: "lb", deinterlaces: true)
+            FieldModeFilter(mode: mode, filters: "pp=lb", deinterlaces: true)
         case FieldMode.topFieldOnly, FieldMode.singleField:
-            FieldModeFilter(mode: mode, filter: "field", arguments: "type=top", deinterlaces: false)
+            FieldModeFilter(mode: mode, filters: "field=type=top", deinterlaces: false)
         case FieldMode.bottomFieldOnly:
-            FieldModeFilter(mode: mode, filter: "field", arguments: "type=bottom", deinterlaces: false)
+            FieldModeFilter(mode: mode, filters: "field=type=bottom", deinterlaces: false)
         default:
             nil
         }

@@ -1,8 +1,8 @@
 internal import CFFmpeg
 
-/// One libavfilter video filter between a `buffer` source and a `buffersink`: the graph the
-/// `ffmpeg` CLI builds for `-vf FILTER=ARGUMENTS` (libavfilter inserts the format conversion a
-/// filter needs, as it does there).
+/// A chain of libavfilter video filters between a `buffer` source and a `buffersink`: the graph
+/// the `ffmpeg` CLI builds for `-vf FILTERS` (libavfilter inserts the format conversions the
+/// filters need, as it does there).
 ///
 /// Not thread-safe: one caller at a time.
 final class FilterGraph {
@@ -16,17 +16,17 @@ final class FilterGraph {
     /// Builds and configures the graph for frames of one size and layout.
     ///
     /// - Parameters:
-    ///   - filter: The filter's name (`"bwdif"`).
-    ///   - arguments: Its options in libavfilter's syntax (`"mode=send_frame:parity=auto"`).
+    ///   - filters: The filters in libavfilter's syntax, as `-vf` takes them
+    ///     (`"bwdif=mode=send_frame:parity=auto"`, `"zscale=t=linear,format=gbrpf32le"`).
     ///   - width: The frames' width.
     ///   - height: The frames' height.
     ///   - layout: The frames' sample layout.
     ///   - timeBase: The unit of the time stamps given to ``send(_:pts:)``.
     ///   - sampleAspectRatio: The frames' pixel aspect ratio (0:1 when unknown).
     /// - Throws: ``VTError/allocationFailed`` when memory runs out; ``VTError/parameter`` when
-    ///   libavfilter lacks the filter or refuses its options or the frames.
+    ///   libavfilter lacks a filter or refuses its options or the frames.
     init(
-        filter: String, arguments: String, width: Int, height: Int, layout: PixelLayout,
+        filters: String, width: Int, height: Int, layout: PixelLayout,
         timeBase: (numerator: Int32, denominator: Int32), sampleAspectRatio: (numerator: Int, denominator: Int)
     ) throws(VTError) {
         guard let graph = avfilter_graph_alloc() else {
@@ -57,16 +57,12 @@ final class FilterGraph {
             "video_size=\(width)x\(height):pix_fmt=\(layout.rawValue):"
             + "time_base=\(timeBase.numerator)/\(timeBase.denominator):pixel_aspect=\(aspect)"
         let source = try create("buffer", "in", bufferArguments)
-        let chain = try create(filter, filter, arguments)
         let sink = try create("buffersink", "out", nil)
-        for (from, to) in [(source, chain), (chain, sink)] {
-            let status = avfilter_link(from, 0, to, 0)
-            guard status >= 0 else { throw fail(FFmpegStatus.error(status, "avfilter_link", "linking \(filter)")) }
-        }
+        try Self.parse(filters, into: graph, between: source, and: sink, failing: fail)
         let status = avfilter_graph_config(graph, nil)
         guard status >= 0 else {
             throw fail(
-                FFmpegStatus.error(status, "avfilter_graph_config", "configuring \(filter) for \(width)x\(height)")
+                FFmpegStatus.error(status, "avfilter_graph_config", "configuring \(filters) for \(width)x\(height)")
                     .replacingStatus(with: .parameter))
         }
         self.graph = graph
@@ -77,6 +73,40 @@ final class FilterGraph {
     }
 
     deinit { avfilter_graph_free(&graph) }
+
+    /// Parses `filters` into `graph`, its input linked to `source`'s output and its output to
+    /// `sink`'s input, as the `ffmpeg` CLI links a `-vf` chain.
+    private static func parse(
+        _ filters: String, into graph: UnsafeMutablePointer<AVFilterGraph>,
+        between source: UnsafeMutablePointer<AVFilterContext>, and sink: UnsafeMutablePointer<AVFilterContext>,
+        failing fail: (VTError) -> VTError
+    ) throws(VTError) {
+        // The chain's open input is "in" (fed by the source) and its open output "out" (into the
+        // sink); avfilter_graph_parse_ptr frees both lists.
+        var outputs = avfilter_inout_alloc()
+        var inputs = avfilter_inout_alloc()
+        guard let chainInput = outputs, let chainOutput = inputs else {
+            avfilter_inout_free(&outputs)
+            avfilter_inout_free(&inputs)
+            throw fail(VTError.allocationFailed.with("allocating a libavfilter chain's ends"))
+        }
+        chainInput.pointee.name = av_strdup("in")
+        chainInput.pointee.filter_ctx = source
+        chainInput.pointee.pad_idx = 0
+        chainInput.pointee.next = nil
+        chainOutput.pointee.name = av_strdup("out")
+        chainOutput.pointee.filter_ctx = sink
+        chainOutput.pointee.pad_idx = 0
+        chainOutput.pointee.next = nil
+        let status = avfilter_graph_parse_ptr(graph, filters, &inputs, &outputs, nil)
+        avfilter_inout_free(&outputs)
+        avfilter_inout_free(&inputs)
+        guard status >= 0 else {
+            throw fail(
+                FFmpegStatus.error(status, "avfilter_graph_parse_ptr", "reading the filters \(filters)")
+                    .replacingStatus(with: .parameter))
+        }
+    }
 
     /// Gives the graph a new reference to `frame`'s buffers and properties (its interlacing and
     /// field order among them), time-stamped `pts` in the input time base.

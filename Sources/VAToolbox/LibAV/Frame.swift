@@ -77,6 +77,12 @@ struct PixelLayout: Hashable, Sendable {
     /// The number of planes (`av_pix_fmt_count_planes`); 0 for an unknown value.
     var planeCount: Int { max(0, Int(av_pix_fmt_count_planes(format))) }
 
+    /// Bits per sample of the first component (8 for `nv12`, 10 for `p010le`); 0 when unknown.
+    var bitsPerComponent: Int {
+        guard let descriptor = av_pix_fmt_desc_get(format) else { return 0 }
+        return Int(descriptor.pointee.comp.0.depth)
+    }
+
     /// The bytes one picture of this layout takes with rows aligned to `alignment`
     /// (`av_image_get_buffer_size`); nil when the layout or size is invalid.
     func bufferSize(width: Int, height: Int, alignment: Int) -> Int? {
@@ -273,6 +279,13 @@ struct Frame {
         av_dict_set(
             &pointer.pointee.metadata, Self.ambientViewingEnvironmentKey,
             "\(environment.illuminance) \(environment.x) \(environment.y)", 0)
+    }
+
+    /// Removes the static HDR metadata (mastering display, content light level): a tone-mapped
+    /// picture is SDR, as FFmpeg's `tonemap_vaapi` leaves its pictures.
+    func removeStaticHDRMetadata() {
+        av_frame_remove_side_data(pointer, AV_FRAME_DATA_MASTERING_DISPLAY_METADATA)
+        av_frame_remove_side_data(pointer, AV_FRAME_DATA_CONTENT_LIGHT_LEVEL)
     }
 
     /// Marks the frame progressive (`interlaced_frame` 0): a deinterlacer's picture.

@@ -45,8 +45,10 @@ final class VideoProcessor: SurfaceProcessing {
     }
 
     func process(
-        _ image: PixelBuffer, to format: PixelFormat, width: Int, height: Int, minimumBufferCount: Int
+        _ image: PixelBuffer, to format: PixelFormat, width: Int, height: Int, minimumBufferCount: Int,
+        toneMapping: Bool
     ) -> Result<PixelBuffer, SurfaceProcessingRefusal> {
+        if toneMapping { return .failure(SurfaceProcessingRefusal(reason: "tone mapping runs on the CPU")) }
         do throws(SurfaceProcessingRefusal) {
             return .success(
                 try convert(image, to: format, width: width, height: height, minimumBufferCount: minimumBufferCount))
