@@ -124,6 +124,10 @@ typedef struct CVAAPI_ProcessingRequest {
     VAProcColorStandardType output_standard;
     VAProcColorProperties output_properties;
     uint32_t filter_flags;
+    /// Whether to tone map HDR10 to SDR: a `VAProcFilterParameterBufferHDRToneMapping` with
+    /// `hdr10` as the input's metadata, as FFmpeg's vf_tonemap_vaapi.c passes it.
+    uint8_t tone_maps;
+    VAHdrMetaDataHDR10 hdr10;
 } CVAAPI_ProcessingRequest;
 
 /// Processes one picture into `target` on a video-processing context: `vaBeginPicture`, a
@@ -146,12 +150,30 @@ static inline VAStatus CVAAPI_process_picture(VADisplay display, VAContextID con
         .output_color_properties = request->output_properties,
     };
     VABufferID buffer = VA_INVALID_ID;
+    VABufferID filter = VA_INVALID_ID;
+    // The metadata the filter buffer points to is the request's, alive until this returns: iHD
+    // copies it at vaRenderPicture (media_driver ddi_vp_functions.cpp SetProcFilterHdrTmParams).
+    VAHdrMetaDataHDR10 hdr10 = request->hdr10;
+    VAProcFilterParameterBufferHDRToneMapping tone_mapping = {
+        .type = VAProcFilterHighDynamicRangeToneMapping,
+        .data = {.metadata_type = VAProcHighDynamicRangeMetadataHDR10, .metadata = &hdr10,
+                 .metadata_size = sizeof(hdr10)},
+    };
     *call = "vaBeginPicture";
     VAStatus status = vaBeginPicture(display, context, target);
     if (status != VA_STATUS_SUCCESS) return status;
     *call = "vaCreateBuffer";
-    status = vaCreateBuffer(display, context, VAProcPipelineParameterBufferType, sizeof(parameters), 1, &parameters,
-                            &buffer);
+    status = VA_STATUS_SUCCESS;
+    if (request->tone_maps) {
+        status = vaCreateBuffer(display, context, VAProcFilterParameterBufferType, sizeof(tone_mapping), 1,
+                                &tone_mapping, &filter);
+        parameters.filters = &filter;
+        parameters.num_filters = 1;
+    }
+    if (status == VA_STATUS_SUCCESS) {
+        status = vaCreateBuffer(display, context, VAProcPipelineParameterBufferType, sizeof(parameters), 1,
+                                &parameters, &buffer);
+    }
     if (status == VA_STATUS_SUCCESS) {
         *call = "vaRenderPicture";
         status = vaRenderPicture(display, context, &buffer, 1);
@@ -164,5 +186,6 @@ static inline VAStatus CVAAPI_process_picture(VADisplay display, VAContextID con
         status = ended;
     }
     if (buffer != VA_INVALID_ID) vaDestroyBuffer(display, buffer);
+    if (filter != VA_INVALID_ID) vaDestroyBuffer(display, filter);
     return status;
 }

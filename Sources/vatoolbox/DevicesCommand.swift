@@ -13,8 +13,8 @@ enum DevicesCommand {
         Lists the DRM render nodes, their kernel drivers, the VA-API driver each loads (vendor
         string) and the decode profiles VAToolbox can use (H.264, HEVC, AV1, VP9, VP8, MPEG-2) with
         their size limits and bit depths, and its video processing: the formats VAToolbox converts
-        to on the GPU (or why it does not), what the driver writes, its filters and colour
-        standards. When no node is usable, says why (no /dev/dri, permission denied, no VA driver).
+        to on the GPU (or why it does not), whether it tone maps HDR10 to SDR there, what the
+        driver writes, its filters and colour standards. When no node is usable, says why (no /dev/dri, permission denied, no VA driver).
 
           --device PATH   describe only this node (default: VATOOLBOX_RENDER_NODE, else all)
           --json          print one JSON object (schema "devices", version 1, in Docs/CLI.md):
@@ -24,7 +24,7 @@ enum DevicesCommand {
                           "max_width", "max_height", "bit_depths", "error"}], "video_processing":
                           {"converts_to", "unavailable_reason", "output_fourccs", "filters",
                           "input_color_standards", "output_color_standards", "min_size",
-                          "max_size"}}]}
+                          "max_size", "tone_maps_hdr10_to_sdr"}}]}
 
         exit status: 0 at least one node decodes video, 1 none does (the listing says why), 2 bad usage
         """
@@ -98,7 +98,8 @@ enum DevicesCommand {
             lines.append("  video processing: conversions on the CPU — \(reason)")
         } else {
             let formats = processing.outputPixelFormats.map(\.description).joined(separator: ", ")
-            lines.append("  video processing: converts to \(formats) on the GPU")
+            let toneMapping = processing.toneMapsHDR10ToSDR ? ", tone maps HDR10 to SDR" : ""
+            lines.append("  video processing: converts to \(formats)\(toneMapping) on the GPU")
         }
         guard !processing.outputFourCCs.isEmpty else { return lines }
         let sizes =
@@ -178,6 +179,7 @@ enum DevicesCommand {
                         ("output_color_standards", strings(processing.outputColorStandards)),
                         ("min_size", processing.minimumSize.map { JSON.int($0) } ?? .null),
                         ("max_size", processing.maximumSize.map { JSON.int($0) } ?? .null),
+                        ("tone_maps_hdr10_to_sdr", .bool(processing.toneMapsHDR10ToSDR)),
                     ])
                 ))
         }

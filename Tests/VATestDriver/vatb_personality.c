@@ -61,6 +61,9 @@ static const uint32_t test_output_fourccs[] = {
 // - Output surfaces (MediaLibvaCapsG12::QuerySurfaceAttributes then m_vpSurfaceAttr): NV12 first,
 //   then RGBA, BGRA, RGBX, P010 among others; no BGRX. Only the formats this model lays out are
 //   listed (its I420, YV12, YUY2, 422H/V, RGBP, RG24, ARGB, ABGR and 10-bit RGB are left out).
+// - HDR tone mapping: one cap, HDR10 metadata, HDR→HDR, HDR→SDR and HDR→EDR
+//   (ddi_vp_functions.cpp DdiVpFunctions::QueryHDRToneMappingCapsAttrib); the metadata the
+//   filter buffer points to is read at vaRenderPicture (DdiVpFunctions::DdiSetProcFilterHdrTmParams).
 static const VAProcFilterType ihd_filters[] = {
     VAProcFilterNoiseReduction, VAProcFilterDeinterlacing, VAProcFilterSharpening, VAProcFilterColorBalance,
     VAProcFilterSkinToneEnhancement, VAProcFilterTotalColorCorrection, VAProcFilterHVSNoiseReduction,
@@ -129,8 +132,15 @@ static const uint32_t i965_output_fourccs[] = {
 // is not listed; it never fills vtable_vpp (src/vabackend.c __vaDriverInit), so libva answers
 // the three VPP queries with VA_STATUS_ERROR_UNIMPLEMENTED (va/va.c VA_VPP_INVOKE).
 
+// The test personality processes what VAToolbox asks of VPP: conversion, and HDR10 → SDR tone
+// mapping as iHD lists it.
+static const VAProcFilterType test_filters[] = {VAProcFilterHighDynamicRangeToneMapping};
+
 static const VATBProcessing test_processing = {
     .available = true,
+    .filters = test_filters,
+    .filter_count = COUNT(test_filters),
+    .hdr_tone_mapping_flags = VA_TONE_MAPPING_HDR_TO_SDR,
     .color_standards = test_color_standards,
     .color_standard_count = COUNT(test_color_standards),
     .output_fourccs = test_output_fourccs,
@@ -178,6 +188,7 @@ static const VATBPersonality personalities[] = {
             .filter_count = COUNT(ihd_filters),
             .deinterlacing = ihd_deinterlacing,
             .deinterlacing_count = COUNT(ihd_deinterlacing),
+            .hdr_tone_mapping_flags = VA_TONE_MAPPING_HDR_TO_HDR | VA_TONE_MAPPING_HDR_TO_SDR | VA_TONE_MAPPING_HDR_TO_EDR,
             .color_standards = ihd_color_standards,
             .color_standard_count = COUNT(ihd_color_standards),
             .output_fourccs = ihd_output_fourccs,

@@ -34,6 +34,9 @@ typedef struct VATBProcessing {
     unsigned int filter_count;
     const VAProcDeinterlacingType *deinterlacing;
     unsigned int deinterlacing_count;
+    /// The HDR tone mapping filter's caps: one VAProcFilterCapHighDynamicRange of HDR10 metadata
+    /// with these VA_TONE_MAPPING_* flags; 0 when the filter is not listed.
+    uint16_t hdr_tone_mapping_flags;
     /// Colour standards accepted in and out (one list for both, as both drivers fill them).
     const VAProcColorStandardType *color_standards;
     unsigned int color_standard_count;

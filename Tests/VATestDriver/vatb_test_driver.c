@@ -1409,8 +1409,22 @@ static VAStatus vatb_RenderPicture(VADriverContextP ctx, VAContextID context_id,
             if (buffer->element_size < sizeof(VAProcPipelineParameterBuffer)) {
                 status = VA_STATUS_ERROR_INVALID_BUFFER;
             } else {
-                vatb_vpp_take_pipeline((const VAProcPipelineParameterBuffer *)buffer->data, &context->pipeline);
+                const VAProcPipelineParameterBuffer *parameters = (const VAProcPipelineParameterBuffer *)buffer->data;
+                vatb_vpp_take_pipeline(parameters, &context->pipeline);
                 context->has_pipeline = true;
+                // The filters are buffers the pipeline names, read now as iHD reads them
+                // (ddi_vp_functions.cpp DdiSetProcFilterHdrTmParams at vaRenderPicture).
+                for (unsigned int f = 0; status == VA_STATUS_SUCCESS && f < parameters->num_filters; f++) {
+                    const Buffer *filter =
+                        parameters->filters == NULL ? NULL : table_get(&driver->buffers, parameters->filters[f]);
+                    if (filter == NULL || filter->type != VAProcFilterParameterBufferType) {
+                        status = VA_STATUS_ERROR_INVALID_BUFFER;
+                    } else {
+                        status = vatb_vpp_take_filter(
+                            &driver->personality->processing, filter->data, filter->element_size, &context->pipeline);
+                    }
+                }
+                if (status != VA_STATUS_SUCCESS) context->has_pipeline = false;
             }
             break;
         default: break;
@@ -1971,11 +1985,22 @@ static VAStatus vatb_QueryVideoProcPipelineCaps(
     VADriverContextP ctx, VAContextID context, VABufferID *filters, unsigned int num_filters,
     VAProcPipelineCaps *pipeline_caps
 ) {
-    (void)filters;
     VATB_INJECT();
     ENTER(ctx);
     status = check_processing_context(driver, context);
-    if (status == VA_STATUS_SUCCESS && num_filters != 0) status = VA_STATUS_ERROR_UNSUPPORTED_FILTER;
+    // The filters asked about must be ones this model processes (FFmpeg's vaapi_vpp.c passes the
+    // tone mapping filter's buffer here).
+    for (unsigned int i = 0; status == VA_STATUS_SUCCESS && i < num_filters; i++) {
+        const Buffer *filter = filters == NULL ? NULL : table_get(&driver->buffers, filters[i]);
+        VATBPipeline scratch;
+        memset(&scratch, 0, sizeof(scratch));
+        status = filter == NULL || filter->type != VAProcFilterParameterBufferType
+            ? VA_STATUS_ERROR_INVALID_BUFFER
+            : vatb_vpp_take_filter(&driver->personality->processing, filter->data, filter->element_size, &scratch);
+        if (status != VA_STATUS_SUCCESS && status != VA_STATUS_ERROR_INVALID_BUFFER) {
+            status = VA_STATUS_ERROR_UNSUPPORTED_FILTER;
+        }
+    }
     if (status == VA_STATUS_SUCCESS) {
         status = vatb_vpp_query_pipeline_caps(
             &driver->personality->processing, (unsigned int)driver->max_width, pipeline_caps);

@@ -6,14 +6,31 @@
 // through sws_setColorspaceDetails. Every parameter comes from the pipeline buffer, so a client
 // that passes the wrong colour standard, range or scaling flag gets a different picture from its
 // CPU path, never a pass.
+//
+// HDR tone mapping runs libavfilter's chain of VAToolbox's CPU path on the picture, its HDR10
+// metadata attached as the decoder attaches it (side data `tonemap` takes its peak from), so a
+// wrong or missing metadata gives a different picture too.
 #include "vatb_video_processing.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <libavfilter/avfilter.h>
+#include <libavfilter/buffersink.h>
+#include <libavfilter/buffersrc.h>
+#include <libavutil/frame.h>
+#include <libavutil/imgutils.h>
+#include <libavutil/mastering_display_metadata.h>
+#include <libavutil/mem.h>
 #include <libavutil/opt.h>
 #include <libavutil/pixfmt.h>
 #include <libswscale/swscale.h>
+
+// The chain of Sources/VAToolbox/CoreVideo/ToneMapping.swift (ToneMapping.filters).
+static const char tone_mapping_filters[] =
+    "zscale=t=linear:npl=100,format=gbrpf32le,zscale=p=bt709,tonemap=tonemap=hable:desat=0,"
+    "zscale=t=bt709:m=bt709:r=tv,format=yuv420p";
 
 void vatb_vpp_take_pipeline(const VAProcPipelineParameterBuffer *parameters, VATBPipeline *out) {
     memset(out, 0, sizeof(*out));
@@ -37,6 +54,27 @@ void vatb_vpp_take_pipeline(const VAProcPipelineParameterBuffer *parameters, VAT
     out->parameters.output_hdr_metadata = NULL;
 }
 
+VAStatus vatb_vpp_take_filter(const VATBProcessing *processing, const void *data, size_t size, VATBPipeline *out) {
+    if (data == NULL || size < sizeof(VAProcFilterType)) return VA_STATUS_ERROR_INVALID_PARAMETER;
+    VAProcFilterType type;
+    memcpy(&type, data, sizeof(type));
+    bool listed = false;
+    for (unsigned int i = 0; i < processing->filter_count; i++) listed = listed || processing->filters[i] == type;
+    if (!listed) return VA_STATUS_ERROR_UNSUPPORTED_FILTER;
+    if (type != VAProcFilterHighDynamicRangeToneMapping) return VA_STATUS_ERROR_UNIMPLEMENTED;
+    if (!(processing->hdr_tone_mapping_flags & VA_TONE_MAPPING_HDR_TO_SDR)) return VA_STATUS_ERROR_UNSUPPORTED_FILTER;
+    if (size < sizeof(VAProcFilterParameterBufferHDRToneMapping)) return VA_STATUS_ERROR_INVALID_PARAMETER;
+    VAProcFilterParameterBufferHDRToneMapping filter;
+    memcpy(&filter, data, sizeof(filter));
+    if (filter.data.metadata_type != VAProcHighDynamicRangeMetadataHDR10 || filter.data.metadata == NULL
+        || filter.data.metadata_size < sizeof(VAHdrMetaDataHDR10)) {
+        return VA_STATUS_ERROR_INVALID_PARAMETER;
+    }
+    memcpy(&out->hdr10, filter.data.metadata, sizeof(out->hdr10));
+    out->tone_maps = true;
+    return VA_STATUS_SUCCESS;
+}
+
 VAStatus vatb_vpp_query_filters(const VATBProcessing *processing, VAProcFilterType *filters, unsigned int *num_filters) {
     if (num_filters == NULL) return VA_STATUS_ERROR_INVALID_PARAMETER;
     // iHD fills as many as fit (media_libva.cpp DdiMedia_QueryVideoProcFilters).
@@ -53,6 +91,19 @@ VAStatus vatb_vpp_query_filter_caps(
     bool listed = false;
     for (unsigned int i = 0; i < processing->filter_count; i++) listed = listed || processing->filters[i] == type;
     if (!listed) return VA_STATUS_ERROR_UNSUPPORTED_FILTER;
+    if (type == VAProcFilterHighDynamicRangeToneMapping) {
+        // One cap: HDR10 metadata (iHD DdiVpFunctions::QueryHDRToneMappingCapsAttrib).
+        if (*num_filter_caps < 1 || filter_caps == NULL) {
+            *num_filter_caps = 1;
+            return VA_STATUS_ERROR_MAX_NUM_EXCEEDED;
+        }
+        VAProcFilterCapHighDynamicRange *caps = filter_caps;
+        memset(caps, 0, sizeof(*caps));
+        caps->metadata_type = VAProcHighDynamicRangeMetadataHDR10;
+        caps->caps_flag = processing->hdr_tone_mapping_flags;
+        *num_filter_caps = 1;
+        return VA_STATUS_SUCCESS;
+    }
     if (type != VAProcFilterDeinterlacing) {
         *num_filter_caps = 0;
         return VA_STATUS_SUCCESS;
@@ -253,12 +304,108 @@ static bool unpack(const VATBPictureTarget *source, const VARectangle *region, P
     return true;
 }
 
+// The libavutil chroma location of a VA chroma siting (vatb_vpp_chroma_siting inverted).
+static enum AVChromaLocation chroma_location_of(uint8_t siting) {
+    for (int location = AVCHROMA_LOC_LEFT; location <= AVCHROMA_LOC_BOTTOM; location++) {
+        if (vatb_vpp_chroma_siting(location) == siting) return (enum AVChromaLocation)location;
+    }
+    return AVCHROMA_LOC_UNSPECIFIED;
+}
+
+// Attaches the HDR10 metadata as the decoder's side data: the mastering display (primaries in
+// VA's green, blue, red order) and, when given, the content light level.
+static bool attach_hdr10(AVFrame *frame, const VAHdrMetaDataHDR10 *metadata) {
+    bool has_primaries = false;
+    for (int i = 0; i < 3; i++) has_primaries = has_primaries || metadata->display_primaries_x[i] != 0;
+    if (has_primaries || metadata->max_display_mastering_luminance != 0) {
+        AVMasteringDisplayMetadata *display = av_mastering_display_metadata_create_side_data(frame);
+        if (display == NULL) return false;
+        static const int rgb_index[3] = {1, 2, 0}; // VA's green, blue, red
+        for (int i = 0; i < 3; i++) {
+            display->display_primaries[rgb_index[i]][0] = av_make_q(metadata->display_primaries_x[i], 50000);
+            display->display_primaries[rgb_index[i]][1] = av_make_q(metadata->display_primaries_y[i], 50000);
+        }
+        display->white_point[0] = av_make_q(metadata->white_point_x, 50000);
+        display->white_point[1] = av_make_q(metadata->white_point_y, 50000);
+        display->max_luminance = av_make_q((int)metadata->max_display_mastering_luminance, 10000);
+        display->min_luminance = av_make_q((int)metadata->min_display_mastering_luminance, 10000);
+        display->has_primaries = has_primaries;
+        display->has_luminance = metadata->max_display_mastering_luminance != 0;
+    }
+    if (metadata->max_content_light_level != 0 || metadata->max_pic_average_light_level != 0) {
+        AVContentLightMetadata *light = av_content_light_metadata_create_side_data(frame);
+        if (light == NULL) return false;
+        light->MaxCLL = metadata->max_content_light_level;
+        light->MaxFALL = metadata->max_pic_average_light_level;
+    }
+    return true;
+}
+
+// The picture tone mapped by tone_mapping_filters: a yuv420p frame (BT.709, limited range), or
+// NULL when libavfilter fails.
+static AVFrame *tone_mapped(const VATBPipeline *pipeline, const PlanarPicture *planar, int width, int height, bool full) {
+    AVFrame *input = av_frame_alloc();
+    AVFrame *output = av_frame_alloc();
+    AVFilterGraph *graph = avfilter_graph_alloc();
+    AVFilterInOut *chain_input = avfilter_inout_alloc();
+    AVFilterInOut *chain_output = avfilter_inout_alloc();
+    AVFilterContext *source = NULL, *sink = NULL;
+    bool done = false;
+    if (input == NULL || output == NULL || graph == NULL || chain_input == NULL || chain_output == NULL) goto end;
+    input->format = planar->format;
+    input->width = width;
+    input->height = height;
+    if (av_frame_get_buffer(input, 0) < 0) goto end;
+    av_image_copy(
+        input->data, input->linesize, (const uint8_t **)planar->data, planar->pitch, planar->format, width, height);
+    input->color_primaries = AVCOL_PRI_BT2020;
+    input->color_trc = AVCOL_TRC_SMPTE2084;
+    input->colorspace = AVCOL_SPC_BT2020_NCL;
+    input->color_range = full ? AVCOL_RANGE_JPEG : AVCOL_RANGE_MPEG;
+    input->chroma_location = chroma_location_of(pipeline->parameters.input_color_properties.chroma_sample_location);
+    if (!attach_hdr10(input, &pipeline->hdr10)) goto end;
+    char arguments[160];
+    snprintf(
+        arguments, sizeof(arguments), "video_size=%dx%d:pix_fmt=%d:time_base=1/25:pixel_aspect=1/1", width, height,
+        planar->format);
+    if (avfilter_graph_create_filter(&source, avfilter_get_by_name("buffer"), "in", arguments, NULL, graph) < 0
+        || avfilter_graph_create_filter(&sink, avfilter_get_by_name("buffersink"), "out", NULL, NULL, graph) < 0) {
+        goto end;
+    }
+    chain_input->name = av_strdup("in");
+    chain_input->filter_ctx = source;
+    chain_output->name = av_strdup("out");
+    chain_output->filter_ctx = sink;
+    if (avfilter_graph_parse_ptr(graph, tone_mapping_filters, &chain_output, &chain_input, NULL) < 0
+        || avfilter_graph_config(graph, NULL) < 0 || av_buffersrc_add_frame(source, input) < 0
+        || av_buffersrc_add_frame(source, NULL) < 0 || av_buffersink_get_frame(sink, output) < 0) {
+        goto end;
+    }
+    done = output->format == AV_PIX_FMT_YUV420P;
+end:
+    avfilter_inout_free(&chain_input);
+    avfilter_inout_free(&chain_output);
+    avfilter_graph_free(&graph);
+    av_frame_free(&input);
+    if (!done) av_frame_free(&output);
+    return output;
+}
+
+// Whether the pipeline's output is SDR BT.709: the standard, or explicit BT.709 primaries and
+// transfer.
+static bool writes_bt709(const VAProcPipelineParameterBuffer *parameters) {
+    if (parameters->output_color_standard == VAProcColorStandardBT709) return true;
+    return parameters->output_color_standard == VAProcColorStandardExplicit
+        && parameters->output_color_properties.colour_primaries == 1
+        && parameters->output_color_properties.transfer_characteristics == 1;
+}
+
 VAStatus vatb_vpp_process(
     const VATBProcessing *processing, const VATBPipeline *pipeline, const VATBPictureTarget *source,
     const VATBPictureTarget *destination
 ) {
     const VAProcPipelineParameterBuffer *parameters = &pipeline->parameters;
-    if (parameters->num_filters != 0 || parameters->rotation_state != VA_ROTATION_NONE
+    if (parameters->num_filters != (pipeline->tone_maps ? 1u : 0u) || parameters->rotation_state != VA_ROTATION_NONE
         || parameters->mirror_state != 0 || parameters->num_additional_outputs != 0) {
         return VA_STATUS_ERROR_UNIMPLEMENTED;
     }
@@ -281,6 +428,15 @@ VAStatus vatb_vpp_process(
     int matrix = matrix_of(processing, parameters->surface_color_standard, &parameters->input_color_properties);
     if (!processing->converts_as_bt601_limited) {
         if (matrix < 0) return VA_STATUS_ERROR_INVALID_PARAMETER;
+        // Tone mapping takes PQ BT.2020 (HDR10) and makes BT.709, whose matrix converts on.
+        if (pipeline->tone_maps) {
+            uint8_t transfer = parameters->input_color_properties.transfer_characteristics;
+            if (matrix != SWS_CS_BT2020 || (transfer != 0 && transfer != AVCOL_TRC_SMPTE2084)
+                || !writes_bt709(parameters)) {
+                return VA_STATUS_ERROR_INVALID_PARAMETER;
+            }
+            matrix = SWS_CS_ITU709;
+        }
         if (!is_rgb(destination->fourcc)
             && matrix_of(processing, parameters->output_color_standard, &parameters->output_color_properties)
                 != matrix) {
@@ -308,8 +464,23 @@ VAStatus vatb_vpp_process(
 
     PlanarPicture planar;
     if (!unpack(source, &input, &planar)) return VA_STATUS_ERROR_ALLOCATION_FAILED;
+    AVFrame *mapped = NULL;
+    if (pipeline->tone_maps) {
+        mapped = tone_mapped(pipeline, &planar, input.width, input.height, source_full);
+        if (mapped == NULL) {
+            free(planar.memory);
+            return VA_STATUS_ERROR_OPERATION_FAILED;
+        }
+        for (int i = 0; i < 4; i++) {
+            planar.data[i] = mapped->data[i];
+            planar.pitch[i] = mapped->linesize[i];
+        }
+        planar.format = AV_PIX_FMT_YUV420P;
+        source_full = mapped->color_range == AVCOL_RANGE_JPEG;
+    }
     struct SwsContext *context = sws_alloc_context();
     if (context == NULL) {
+        av_frame_free(&mapped);
         free(planar.memory);
         return VA_STATUS_ERROR_ALLOCATION_FAILED;
     }
@@ -324,12 +495,14 @@ VAStatus vatb_vpp_process(
     for (size_t i = 0; i < sizeof(options) / sizeof(options[0]); i++) {
         if (av_opt_set_int(context, options[i].name, options[i].value, 0) < 0) {
             sws_freeContext(context);
+            av_frame_free(&mapped);
             free(planar.memory);
             return VA_STATUS_ERROR_OPERATION_FAILED;
         }
     }
     if (sws_init_context(context, NULL, NULL) < 0) {
         sws_freeContext(context);
+        av_frame_free(&mapped);
         free(planar.memory);
         return VA_STATUS_ERROR_OPERATION_FAILED;
     }
@@ -342,6 +515,7 @@ VAStatus vatb_vpp_process(
         context, (const uint8_t *const *)planar.data, planar.pitch, 0, input.height, destination_planes,
         destination_pitches);
     sws_freeContext(context);
+    av_frame_free(&mapped);
     free(planar.memory);
     return rows > 0 ? VA_STATUS_SUCCESS : VA_STATUS_ERROR_OPERATION_FAILED;
 }

@@ -19,15 +19,27 @@ typedef struct VATBPipeline {
     VAProcPipelineParameterBuffer parameters;
     VARectangle surface_region, output_region;
     bool has_surface_region, has_output_region;
+    /// An HDR tone mapping filter buffer came with it, with this HDR10 metadata (copied: the
+    /// buffer points to the client's memory).
+    bool tone_maps;
+    VAHdrMetaDataHDR10 hdr10;
 } VATBPipeline;
 
 /// Copies what `parameters` says, and the rectangles it points to, into `out`.
 void vatb_vpp_take_pipeline(const VAProcPipelineParameterBuffer *parameters, VATBPipeline *out);
 
+/// Takes one of the pipeline's filter buffers (a VAProcFilterParameterBufferType buffer's `size`
+/// bytes at `data`): an HDR tone mapping filter of HDR10 metadata the personality lists is kept
+/// in `out`. VA_STATUS_ERROR_UNSUPPORTED_FILTER for a filter the personality does not list,
+/// VA_STATUS_ERROR_INVALID_PARAMETER for a malformed one, VA_STATUS_ERROR_UNIMPLEMENTED for the
+/// other filters, which this model does not process.
+VAStatus vatb_vpp_take_filter(const VATBProcessing *processing, const void *data, size_t size, VATBPipeline *out);
+
 /// vaQueryVideoProcFilters: the personality's filters, as many as fit in `*num_filters`.
 VAStatus vatb_vpp_query_filters(const VATBProcessing *processing, VAProcFilterType *filters, unsigned int *num_filters);
 
-/// vaQueryVideoProcFilterCaps: the deinterlacing algorithms; other listed filters have no caps here.
+/// vaQueryVideoProcFilterCaps: the deinterlacing algorithms and the HDR tone mapping caps; other
+/// listed filters have no caps here.
 VAStatus vatb_vpp_query_filter_caps(
     const VATBProcessing *processing, VAProcFilterType type, void *filter_caps, unsigned int *num_filter_caps);
 
@@ -45,9 +57,12 @@ bool vatb_vpp_writes(const VATBProcessing *processing, uint32_t fourcc);
 
 /// Processes `source` (NV12 or P010) into `destination` as `pipeline` asks: crop to the surface
 /// region, convert with the colour standard, range and scaling flags given, write into the output
-/// region. VA_STATUS_ERROR_INVALID_PARAMETER for a colour standard the personality does not list
-/// or a region outside its surface; VA_STATUS_ERROR_UNIMPLEMENTED for filters, rotation,
-/// mirroring or blending, which this model does not process.
+/// region. With HDR tone mapping, the source region first goes through libavfilter's chain of
+/// VAToolbox's CPU path (Sources/VAToolbox/CoreVideo/ToneMapping.swift), the metadata as the
+/// picture's side data. VA_STATUS_ERROR_INVALID_PARAMETER for a colour standard the personality
+/// does not list, a region outside its surface, or tone mapping of a picture that is not PQ
+/// BT.2020 or into an output that is not BT.709; VA_STATUS_ERROR_UNIMPLEMENTED for other filters,
+/// rotation, mirroring or blending, which this model does not process.
 VAStatus vatb_vpp_process(
     const VATBProcessing *processing, const VATBPipeline *pipeline, const VATBPictureTarget *source,
     const VATBPictureTarget *destination);

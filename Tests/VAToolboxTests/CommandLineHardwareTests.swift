@@ -84,16 +84,21 @@ struct CommandLineHardwareTests {
             #expect(processing["input_color_standards"] as? [String] == ["BT601"])
             #expect(processing["max_size"] is NSNull, "i965 leaves the sizes unset")
         case "ihd":
-            #expect(result.text.contains("video processing: converts to 'BGRA', '420v', 'x420' on the GPU"))
+            #expect(
+                result.text.contains(
+                    "video processing: converts to 'BGRA', '420v', 'x420', tone maps HDR10 to SDR on the GPU"))
             #expect(fourCCs == ["NV12", "RGBA", "BGRA", "RGBX", "P010"])
+            #expect(processing["tone_maps_hdr10_to_sdr"] as? Bool == true)
             #expect(filters?.contains("HighDynamicRangeToneMapping") == true && filters?.count == 8)
             #expect(processing["max_size"] as? Int == 16384)
         case "mesa":
             #expect(filters == ["Deinterlacing"] && processing["max_size"] as? Int == 10240)
             #expect(convertsTo == ["BGRA", "420v", "x420"])
+            #expect(processing["tone_maps_hdr10_to_sdr"] as? Bool == false)
         default:
-            #expect(convertsTo == ["BGRA", "420v", "x420"] && filters == [])
+            #expect(convertsTo == ["BGRA", "420v", "x420"] && filters == ["HighDynamicRangeToneMapping"])
             #expect(processing["unavailable_reason"] is NSNull)
+            #expect(processing["tone_maps_hdr10_to_sdr"] as? Bool == true)
         }
     }
 

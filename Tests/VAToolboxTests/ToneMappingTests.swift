@@ -65,14 +65,8 @@ import Testing
     /// told to and only then.
     @Test func theSessionAndPixelTransferSessionMapWhenAsked() throws {
         let samples = try TestData.samples("hevc-hdr10.265")
-        let outputs = Outputs()
-        let session = try DecompressionSession(
-            formatDescription: samples[0].formatDescription,
-            decoderSpecification: DecoderSpecification(hardwareAcceleration: .disabled),
-            imageBufferAttributes: ImageBufferAttributes(toneMapsHDRToSDR: true), outputHandler: outputs.handler)
-        try decode(samples, with: session)
-        session.invalidate()
-        let pictures = outputs.all.compactMap(\.imageBuffer)
+        let decode = VATestDriverTests.HardwareSessions.softwareOutputs
+        let pictures = try decode(samples, ImageBufferAttributes(toneMapsHDRToSDR: true)).compactMap(\.imageBuffer)
         #expect(pictures.count == 10)
         let expected = Self.hashes(try Self.ffmpegFrameMD5("hevc-hdr10.265", ["-pix_fmt", "nv12"]))
         #expect(pictures.map(\.md5) == expected)
@@ -84,13 +78,7 @@ import Testing
             #expect(attachments.masteringDisplayColorVolume == nil && attachments.contentLightLevel == nil)
         }
 
-        let native = Outputs()
-        let plain = try DecompressionSession(
-            formatDescription: samples[0].formatDescription,
-            decoderSpecification: DecoderSpecification(hardwareAcceleration: .disabled), outputHandler: native.handler)
-        try decode(samples, with: plain)
-        plain.invalidate()
-        let decoded = try #require(native.all.compactMap(\.imageBuffer).first)
+        let decoded = try #require(try decode(samples, nil).compactMap(\.imageBuffer).first)
         #expect(decoded.attachments.contentLightLevel != nil, "the HDR picture carries its light level")
         let transfer = PixelTransferSession()
         let unmapped = try transfer.transferImage(decoded, pixelFormat: .bgra)

@@ -288,6 +288,15 @@ struct Frame {
         av_frame_remove_side_data(pointer, AV_FRAME_DATA_CONTENT_LIGHT_LEVEL)
     }
 
+    /// Tags the frame as a picture tone mapped to SDR: BT.709 primaries, transfer and matrix (the
+    /// tags libavfilter's `zscale` gives the CPU's), without static HDR metadata.
+    func markToneMappedToSDR() {
+        pointer.pointee.color_primaries = AVCOL_PRI_BT709
+        pointer.pointee.color_trc = AVCOL_TRC_BT709
+        pointer.pointee.colorspace = AVCOL_SPC_BT709
+        removeStaticHDRMetadata()
+    }
+
     /// Marks the frame progressive (`interlaced_frame` 0): a deinterlacer's picture.
     func markProgressive() {
         pointer.pointee.interlaced_frame = 0

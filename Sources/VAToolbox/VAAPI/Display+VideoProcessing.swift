@@ -22,6 +22,10 @@ extension Display {
         /// (i965 writes none of them).
         var maximumSize: Int?
         var minimumSize: Int?
+        /// Whether its HDR tone mapping filter maps HDR10 to SDR (`vaQueryVideoProcFilterCaps`
+        /// of `VAProcFilterHighDynamicRangeToneMapping`: an HDR10 cap with
+        /// `VA_TONE_MAPPING_HDR_TO_SDR`, as FFmpeg's `tonemap_vaapi` asks).
+        var toneMapsHDR10ToSDR = false
     }
 
     /// Whether the driver lists `VAEntrypointVideoProc` for `VAProfileNone`.
@@ -79,7 +83,26 @@ extension Display {
         let minimum = max(caps.min_input_width, caps.min_input_height, caps.min_output_width, caps.min_output_height)
         query.maximumSize = maximum > 0 ? Int(maximum) : nil
         query.minimumSize = minimum > 0 ? Int(minimum) : nil
+        if query.filters.contains(VAProcFilterHighDynamicRangeToneMapping.rawValue) {
+            query.toneMapsHDR10ToSDR = mapsHDR10ToSDR(context)
+        }
         return .success(query)
+    }
+
+    /// Whether the HDR tone mapping filter's caps on `context` include HDR10 → SDR; false when
+    /// the query fails.
+    private func mapsHDR10ToSDR(_ context: ContextID) -> Bool {
+        var caps = [VAProcFilterCapHighDynamicRange](
+            repeating: VAProcFilterCapHighDynamicRange(),
+            count: Int(VAProcHighDynamicRangeMetadataTypeCount.rawValue))
+        var count = UInt32(caps.count)
+        let status = vaQueryVideoProcFilterCaps(
+            handle, context, VAProcFilterHighDynamicRangeToneMapping, &caps, &count)
+        guard VAStatusCheck.succeeded(status) else { return false }
+        return caps.prefix(Int(min(count, UInt32(caps.count)))).contains {
+            $0.metadata_type == VAProcHighDynamicRangeMetadataHDR10
+                && Int32($0.caps_flag) & VA_TONE_MAPPING_HDR_TO_SDR != 0
+        }
     }
 
     /// The pixel formats a configuration's surfaces may have (`vaQuerySurfaceAttributes`).
@@ -110,7 +133,8 @@ extension Display {
             height: UInt16(request.height), source_standard: request.sourceColor.standard,
             source_properties: request.sourceColor.properties, output_standard: request.outputColor.standard,
             output_properties: request.outputColor.properties,
-            filter_flags: UInt32(request.highQualityScaling ? VA_FILTER_SCALING_HQ : VA_FILTER_SCALING_FAST))
+            filter_flags: UInt32(request.highQualityScaling ? VA_FILTER_SCALING_HQ : VA_FILTER_SCALING_FAST),
+            tone_maps: request.toneMapping == nil ? 0 : 1, hdr10: request.toneMapping?.libva ?? VAHdrMetaDataHDR10())
         let status = CVAAPI_process_picture(handle, context, target, &parameters, &call)
         guard VAStatusCheck.succeeded(status) else {
             let function: StaticString =
@@ -168,6 +192,35 @@ struct ProcessingRequest: Sendable {
     var outputColor: ProcessingColor
     /// `VA_FILTER_SCALING_HQ` (the CPU path's bicubic, on the test driver) rather than `_FAST`.
     var highQualityScaling = true
+    /// The HDR10 metadata to tone map the picture to SDR with; nil: no tone mapping.
+    var toneMapping: HDR10Metadata?
+}
+
+/// A picture's HDR10 metadata as VA's tone mapping filter takes it (`VAHdrMetaDataHDR10`):
+/// the mastering display in H.265's units (primaries green, blue, red in steps of 0.00002,
+/// luminance in steps of 0.0001 cd/m²) and the content light level in cd/m² (0 when unknown).
+struct HDR10Metadata: Sendable {
+    /// x, y of green, blue, red.
+    var primaries: [(x: UInt16, y: UInt16)]
+    var whitePoint: (x: UInt16, y: UInt16)
+    var maximumLuminance: UInt32
+    var minimumLuminance: UInt32
+    var maximumContentLightLevel: UInt16
+    var maximumFrameAverageLightLevel: UInt16
+
+    fileprivate var libva: VAHdrMetaDataHDR10 {
+        var metadata = VAHdrMetaDataHDR10()
+        let point = { (index: Int) -> (x: UInt16, y: UInt16) in index < primaries.count ? primaries[index] : (0, 0) }
+        metadata.display_primaries_x = (point(0).x, point(1).x, point(2).x)
+        metadata.display_primaries_y = (point(0).y, point(1).y, point(2).y)
+        metadata.white_point_x = whitePoint.x
+        metadata.white_point_y = whitePoint.y
+        metadata.max_display_mastering_luminance = maximumLuminance
+        metadata.min_display_mastering_luminance = minimumLuminance
+        metadata.max_content_light_level = maximumContentLightLevel
+        metadata.max_pic_average_light_level = maximumFrameAverageLightLevel
+        return metadata
+    }
 }
 
 /// A side's colour as VA video processing takes it: a standard and, for

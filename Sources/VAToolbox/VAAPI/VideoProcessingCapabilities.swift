@@ -23,6 +23,10 @@ public struct VideoProcessingCapabilities: Sendable, Hashable {
     public let maximumSize: Int?
     /// The smallest picture side in and out, when the driver says.
     public let minimumSize: Int?
+    /// Whether VAToolbox tone maps HDR10 pictures to SDR on this GPU
+    /// (``ImageBufferAttributes/toneMapsHDRToSDR``): the driver lists
+    /// `VAProcFilterHighDynamicRangeToneMapping` with an HDR10 → SDR cap (iHD) and converts here.
+    public let toneMapsHDR10ToSDR: Bool
 
     init(unavailableReason: String) {
         self.unavailableReason = unavailableReason
@@ -33,6 +37,7 @@ public struct VideoProcessingCapabilities: Sendable, Hashable {
         outputColorStandards = []
         maximumSize = nil
         minimumSize = nil
+        toneMapsHDR10ToSDR = false
     }
 
     init(_ query: Display.ProcessingQuery, unavailableReason: String?) {
@@ -49,6 +54,7 @@ public struct VideoProcessingCapabilities: Sendable, Hashable {
         outputColorStandards = query.outputStandards.map(Display.ProcessingQuery.colorStandardName)
         maximumSize = query.maximumSize
         minimumSize = query.minimumSize
+        toneMapsHDR10ToSDR = unavailableReason == nil && query.toneMapsHDR10ToSDR
     }
 
     /// A VA FourCC (first character in the low byte) as text.

@@ -48,17 +48,19 @@ final class VideoProcessor: SurfaceProcessing {
         _ image: PixelBuffer, to format: PixelFormat, width: Int, height: Int, minimumBufferCount: Int,
         toneMapping: Bool
     ) -> Result<PixelBuffer, SurfaceProcessingRefusal> {
-        if toneMapping { return .failure(SurfaceProcessingRefusal(reason: "tone mapping runs on the CPU")) }
         do throws(SurfaceProcessingRefusal) {
             return .success(
-                try convert(image, to: format, width: width, height: height, minimumBufferCount: minimumBufferCount))
+                try convert(
+                    image, to: format, width: width, height: height, minimumBufferCount: minimumBufferCount,
+                    toneMapping: toneMapping))
         } catch {
             return .failure(error)
         }
     }
 
     private func convert(
-        _ image: PixelBuffer, to format: PixelFormat, width: Int, height: Int, minimumBufferCount: Int
+        _ image: PixelBuffer, to format: PixelFormat, width: Int, height: Int, minimumBufferCount: Int,
+        toneMapping: Bool
     ) throws(SurfaceProcessingRefusal) -> PixelBuffer {
         if let broken { throw SurfaceProcessingRefusal(reason: broken) }
         guard let surfaceFormat = Self.surfaceFormat(of: format) else {
@@ -87,10 +89,64 @@ final class VideoProcessor: SurfaceProcessing {
         } catch {
             throw SurfaceProcessingRefusal(reason: error.reason)
         }
-        let output = try outputColor(for: request.sourceColor, format: format, capabilities)
         var processing = request
-        processing.outputColor = output
+        if toneMapping {
+            processing.toneMapping = try toneMappingMetadata(of: image, capabilities)
+            processing.outputColor = try toneMappedColor(for: request.sourceColor, format: format, capabilities)
+        } else {
+            processing.outputColor = try outputColor(for: request.sourceColor, format: format, capabilities)
+        }
         return try run(processing, from: image, into: surfaceFormat, format, width, height, minimumBufferCount)
+    }
+
+    /// The HDR10 metadata VA's tone mapping filter is given for `image`, or why the GPU does not
+    /// tone map it: a driver without the filter's HDR10 → SDR cap (Mesa, i965), a picture that is
+    /// not PQ (the filter takes HDR10 only; HLG is mapped on the CPU), or one without a
+    /// mastering display (FFmpeg's `tonemap_vaapi` refuses those too: the driver's curve needs it).
+    private func toneMappingMetadata(
+        of image: PixelBuffer, _ capabilities: Display.ProcessingQuery
+    ) throws(SurfaceProcessingRefusal) -> HDR10Metadata {
+        guard capabilities.toneMapsHDR10ToSDR else {
+            throw SurfaceProcessingRefusal(
+                reason: "the \(device.quirks.driver.rawValue) driver's video processing does not tone map HDR10 to SDR")
+        }
+        let attachments = image.attachments
+        guard attachments.transferFunction == .pq else {
+            throw SurfaceProcessingRefusal(
+                reason: "VA video processing tone maps HDR10 (PQ) pictures only; HLG is tone mapped on the CPU")
+        }
+        guard let display = attachments.masteringDisplayColorVolume else {
+            throw SurfaceProcessingRefusal(
+                reason: "the picture has no mastering display metadata, which VA tone mapping needs")
+        }
+        let light = attachments.contentLightLevel
+        return HDR10Metadata(
+            primaries: [display.green, display.blue, display.red].map { ($0.xCode, $0.yCode) },
+            whitePoint: (display.whitePoint.xCode, display.whitePoint.yCode),
+            maximumLuminance: display.maximumLuminanceCode, minimumLuminance: display.minimumLuminanceCode,
+            maximumContentLightLevel: light?.maximumContentLightLevel ?? 0,
+            maximumFrameAverageLightLevel: light?.maximumFrameAverageLightLevel ?? 0)
+    }
+
+    /// The output side of a tone-mapped picture: SDR BT.709 (standard, primaries, transfer and
+    /// matrix), the range the FourCC names, from a BT.2020 source.
+    private func toneMappedColor(
+        for source: ProcessingColor, format: PixelFormat, _ capabilities: Display.ProcessingQuery
+    ) throws(SurfaceProcessingRefusal) -> ProcessingColor {
+        guard source.colorStandard == .bt2020, capabilities.inputStandards.contains(source.colorStandard.libva),
+            capabilities.outputStandards.contains(ProcessingColor.Standard.bt709.libva)
+        else {
+            throw SurfaceProcessingRefusal(
+                reason: "VA tone mapping takes BT.2020 pictures into BT.709, which this picture or driver does not give"
+            )
+        }
+        var output = source
+        output.colorStandard = .bt709
+        output.matrix = 1
+        output.primaries = 1
+        output.transfer = 1
+        output.fullRange = format.isFullRange
+        return output
     }
 
     /// Makes the processing configuration and context, and asks what they process, at the first
@@ -210,12 +266,15 @@ final class VideoProcessor: SurfaceProcessing {
         let count = max(minimumBufferCount, Self.poolSize)
         var picture: PixelBuffer?
         do throws(VTError) {
-            for pool in pools where picture == nil { picture = try nextPicture(from: pool, like: image, format) }
+            let toneMapped = request.toneMapping != nil
+            for pool in pools where picture == nil {
+                picture = try nextPicture(from: pool, like: image, format, toneMapped: toneMapped)
+            }
             if picture == nil, pools.count < Self.maximumPools {
                 let fresh = try ProcessedFramePool(
                     device: device, format: surfaceFormat, width: width, height: height, count: count)
                 pools.append(fresh)
-                picture = try nextPicture(from: fresh, like: image, format)
+                picture = try nextPicture(from: fresh, like: image, format, toneMapped: toneMapped)
             }
         } catch {
             let reason = Self.reason(error)
@@ -237,15 +296,16 @@ final class VideoProcessor: SurfaceProcessing {
         }
     }
 
-    /// A pixel buffer of a free surface of `pool`, with `image`'s properties, to process `image`
-    /// into; nil when every surface of the pool is held.
+    /// A pixel buffer of a free surface of `pool`, with `image`'s properties (SDR BT.709 ones
+    /// when it is tone mapped), to process `image` into; nil when every surface of the pool is held.
     private func nextPicture(
-        from pool: ProcessedFramePool, like image: PixelBuffer, _ format: PixelFormat
+        from pool: ProcessedFramePool, like image: PixelBuffer, _ format: PixelFormat, toneMapped: Bool
     ) throws(VTError) -> PixelBuffer? {
         try image.withSurface { (frame) throws(VTError) -> PixelBuffer? in
             guard let frame, let output = try pool.nextFrame(like: frame, fullRange: format.isFullRange) else {
                 return nil
             }
+            if toneMapped { output.frame.markToneMappedToSDR() }
             return PixelBuffer(taking: output, pixelFormat: format, surfaceAccess: device)
         }
     }
