@@ -128,6 +128,10 @@ typedef struct CVAAPI_ProcessingRequest {
     /// `hdr10` as the input's metadata, as FFmpeg's vf_tonemap_vaapi.c passes it.
     uint8_t tone_maps;
     VAHdrMetaDataHDR10 hdr10;
+    /// Deinterlacing: a `VAProcFilterParameterBufferDeinterlacing` of this algorithm
+    /// (`VAProcDeinterlacingType`) and flags (`VA_DEINTERLACING_*`) when not `VAProcDeinterlacingNone`.
+    VAProcDeinterlacingType deinterlacing;
+    uint32_t deinterlacing_flags;
 } CVAAPI_ProcessingRequest;
 
 /// Processes one picture into `target` on a video-processing context: `vaBeginPicture`, a
@@ -150,7 +154,8 @@ static inline VAStatus CVAAPI_process_picture(VADisplay display, VAContextID con
         .output_color_properties = request->output_properties,
     };
     VABufferID buffer = VA_INVALID_ID;
-    VABufferID filter = VA_INVALID_ID;
+    VABufferID filters[2] = {VA_INVALID_ID, VA_INVALID_ID};
+    unsigned int filter_count = 0;
     // The metadata the filter buffer points to is the request's, alive until this returns: iHD
     // copies it at vaRenderPicture (media_driver ddi_vp_functions.cpp SetProcFilterHdrTmParams).
     VAHdrMetaDataHDR10 hdr10 = request->hdr10;
@@ -159,16 +164,27 @@ static inline VAStatus CVAAPI_process_picture(VADisplay display, VAContextID con
         .data = {.metadata_type = VAProcHighDynamicRangeMetadataHDR10, .metadata = &hdr10,
                  .metadata_size = sizeof(hdr10)},
     };
+    VAProcFilterParameterBufferDeinterlacing deinterlacing = {
+        .type = VAProcFilterDeinterlacing,
+        .algorithm = request->deinterlacing,
+        .flags = request->deinterlacing_flags,
+    };
     *call = "vaBeginPicture";
     VAStatus status = vaBeginPicture(display, context, target);
     if (status != VA_STATUS_SUCCESS) return status;
     *call = "vaCreateBuffer";
     status = VA_STATUS_SUCCESS;
-    if (request->tone_maps) {
+    if (request->deinterlacing != VAProcDeinterlacingNone) {
+        status = vaCreateBuffer(display, context, VAProcFilterParameterBufferType, sizeof(deinterlacing), 1,
+                                &deinterlacing, &filters[filter_count++]);
+    }
+    if (status == VA_STATUS_SUCCESS && request->tone_maps) {
         status = vaCreateBuffer(display, context, VAProcFilterParameterBufferType, sizeof(tone_mapping), 1,
-                                &tone_mapping, &filter);
-        parameters.filters = &filter;
-        parameters.num_filters = 1;
+                                &tone_mapping, &filters[filter_count++]);
+    }
+    if (filter_count > 0) {
+        parameters.filters = filters;
+        parameters.num_filters = filter_count;
     }
     if (status == VA_STATUS_SUCCESS) {
         status = vaCreateBuffer(display, context, VAProcPipelineParameterBufferType, sizeof(parameters), 1,
@@ -186,6 +202,8 @@ static inline VAStatus CVAAPI_process_picture(VADisplay display, VAContextID con
         status = ended;
     }
     if (buffer != VA_INVALID_ID) vaDestroyBuffer(display, buffer);
-    if (filter != VA_INVALID_ID) vaDestroyBuffer(display, filter);
+    for (unsigned int i = 0; i < 2; i++) {
+        if (filters[i] != VA_INVALID_ID) vaDestroyBuffer(display, filters[i]);
+    }
     return status;
 }

@@ -135,6 +135,7 @@ enum DecodeCommand {
                 + "(\(fixed(report.framesPerSecond, 1)) fps), \(report.errors) with errors, \(report.dropped) dropped",
         ]
         if let track = source.trackLine { lines.insert("track: \(track)", at: 1) }
+        if let deinterlacing = report.deinterlacingLine { lines.append(deinterlacing) }
         if let conversion = report.conversionLine { lines.append(conversion) }
         lines += report.problemLines
         if let output { lines.append("output: \(output.name) (\(y4m ? "YUV4MPEG2" : "raw planes"))") }

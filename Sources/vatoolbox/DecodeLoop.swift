@@ -47,6 +47,8 @@ struct DecodeReport {
     var renderNode: String?
     /// Where the session converted the last picture for the attributes (nil: no conversion).
     var pixelTransferPath: PixelTransferPath?
+    /// Where the field mode deinterlaced the last GPU picture (nil: none).
+    var deinterlacingPath: PixelTransferPath?
     var specification = DecoderSpecification()
     var firstError: String?
     /// The first frames with an error status: `"sample 5 at 0.200 s: reason"`.
@@ -113,6 +115,16 @@ struct DecodeReport {
     /// `"conversion: on the GPU (VA-API video processing)"`, or on the CPU and why not on the
     /// GPU, for a run whose pictures were converted; nil otherwise.
     var conversionLine: String? { pixelTransferPath.map { "conversion: \($0)" } }
+
+    /// `"deinterlacing: on the GPU (VA-API video processing)"`, or `"deinterlacing: libavfilter
+    /// on the CPU — why"`, for a GPU run whose field mode deinterlaced; nil otherwise.
+    var deinterlacingLine: String? {
+        switch deinterlacingPath {
+        case .gpu?: "deinterlacing: \(PixelTransferPath.gpu)"
+        case .cpu(let reason)?: "deinterlacing: libavfilter on the CPU" + (reason.map { " — \($0)" } ?? "")
+        case nil: nil
+        }
+    }
 
     /// "libavcodec on the CPU, 2 threads (why)" or "VA-API on the GPU".
     var decoderLine: String {
@@ -299,6 +311,7 @@ enum DecodeLoop {
         report.gpuSurfaces = session.hardwareDecisions?.surfaceCount
         report.hardwareReason = session.hardwareUnavailableReason
         report.pixelTransferPath = session.pixelTransferPath
+        report.deinterlacingPath = session.deinterlacingPath
         let final = state.withLock { $0 }
         if let stop = final.stop { throw stop }
         report.frames = min(final.frames, limit)

@@ -67,6 +67,7 @@ enum FrameMD5Command {
         try output.flush()
         guard report.frames > 0 else { throw .input("\(path): no picture could be decoded") }
         // Where GPU pictures were converted, and why not on the GPU (the CPU's own need no line).
+        if report.usedHardware, let deinterlacing = report.deinterlacingLine { printError(deinterlacing) }
         if report.usedHardware, let conversion = report.conversionLine { printError(conversion) }
         for line in report.problemLines { printError(line) }
         if let failure = report.failure { throw failure }

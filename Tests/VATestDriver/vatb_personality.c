@@ -132,14 +132,17 @@ static const uint32_t i965_output_fourccs[] = {
 // is not listed; it never fills vtable_vpp (src/vabackend.c __vaDriverInit), so libva answers
 // the three VPP queries with VA_STATUS_ERROR_UNIMPLEMENTED (va/va.c VA_VPP_INVOKE).
 
-// The test personality processes what VAToolbox asks of VPP: conversion, and HDR10 → SDR tone
-// mapping as iHD lists it.
-static const VAProcFilterType test_filters[] = {VAProcFilterHighDynamicRangeToneMapping};
+// The test personality processes what VAToolbox asks of VPP: conversion, Bob deinterlacing, and
+// HDR10 → SDR tone mapping as iHD lists it.
+static const VAProcFilterType test_filters[] = {VAProcFilterDeinterlacing, VAProcFilterHighDynamicRangeToneMapping};
+static const VAProcDeinterlacingType test_deinterlacing[] = {VAProcDeinterlacingBob};
 
 static const VATBProcessing test_processing = {
     .available = true,
     .filters = test_filters,
     .filter_count = COUNT(test_filters),
+    .deinterlacing = test_deinterlacing,
+    .deinterlacing_count = COUNT(test_deinterlacing),
     .hdr_tone_mapping_flags = VA_TONE_MAPPING_HDR_TO_SDR,
     .color_standards = test_color_standards,
     .color_standard_count = COUNT(test_color_standards),

@@ -61,6 +61,21 @@ VAStatus vatb_vpp_take_filter(const VATBProcessing *processing, const void *data
     bool listed = false;
     for (unsigned int i = 0; i < processing->filter_count; i++) listed = listed || processing->filters[i] == type;
     if (!listed) return VA_STATUS_ERROR_UNSUPPORTED_FILTER;
+    if (type == VAProcFilterDeinterlacing) {
+        if (size < sizeof(VAProcFilterParameterBufferDeinterlacing)) return VA_STATUS_ERROR_INVALID_PARAMETER;
+        VAProcFilterParameterBufferDeinterlacing filter;
+        memcpy(&filter, data, sizeof(filter));
+        bool algorithm_listed = false;
+        for (unsigned int i = 0; i < processing->deinterlacing_count; i++) {
+            algorithm_listed = algorithm_listed || processing->deinterlacing[i] == filter.algorithm;
+        }
+        if (!algorithm_listed) return VA_STATUS_ERROR_UNSUPPORTED_FILTER;
+        // Only Bob, the single-picture deinterlacer, is modelled: the others take reference frames.
+        if (filter.algorithm != VAProcDeinterlacingBob) return VA_STATUS_ERROR_UNIMPLEMENTED;
+        out->deinterlaces = true;
+        out->deinterlacing_flags = filter.flags;
+        return VA_STATUS_SUCCESS;
+    }
     if (type != VAProcFilterHighDynamicRangeToneMapping) return VA_STATUS_ERROR_UNIMPLEMENTED;
     if (!(processing->hdr_tone_mapping_flags & VA_TONE_MAPPING_HDR_TO_SDR)) return VA_STATUS_ERROR_UNSUPPORTED_FILTER;
     if (size < sizeof(VAProcFilterParameterBufferHDRToneMapping)) return VA_STATUS_ERROR_INVALID_PARAMETER;
@@ -341,9 +356,13 @@ static bool attach_hdr10(AVFrame *frame, const VAHdrMetaDataHDR10 *metadata) {
     return true;
 }
 
-// The picture tone mapped by tone_mapping_filters: a yuv420p frame (BT.709, limited range), or
-// NULL when libavfilter fails.
-static AVFrame *tone_mapped(const VATBPipeline *pipeline, const PlanarPicture *planar, int width, int height, bool full) {
+// The picture through libavfilter's `filters`: tone_mapping_filters (the picture tagged PQ
+// BT.2020 with its HDR10 metadata; a yuv420p BT.709 frame comes out) or the vertical filter
+// (`pp=lb`, the picture as it is; the same format comes out). NULL when libavfilter fails.
+static AVFrame *filtered(
+    const VATBPipeline *pipeline, const char *filters, const PlanarPicture *planar, int width, int height, bool full
+) {
+    bool tone_maps = filters == tone_mapping_filters;
     AVFrame *input = av_frame_alloc();
     AVFrame *output = av_frame_alloc();
     AVFilterGraph *graph = avfilter_graph_alloc();
@@ -358,12 +377,14 @@ static AVFrame *tone_mapped(const VATBPipeline *pipeline, const PlanarPicture *p
     if (av_frame_get_buffer(input, 0) < 0) goto end;
     av_image_copy(
         input->data, input->linesize, (const uint8_t **)planar->data, planar->pitch, planar->format, width, height);
-    input->color_primaries = AVCOL_PRI_BT2020;
-    input->color_trc = AVCOL_TRC_SMPTE2084;
-    input->colorspace = AVCOL_SPC_BT2020_NCL;
     input->color_range = full ? AVCOL_RANGE_JPEG : AVCOL_RANGE_MPEG;
     input->chroma_location = chroma_location_of(pipeline->parameters.input_color_properties.chroma_sample_location);
-    if (!attach_hdr10(input, &pipeline->hdr10)) goto end;
+    if (tone_maps) {
+        input->color_primaries = AVCOL_PRI_BT2020;
+        input->color_trc = AVCOL_TRC_SMPTE2084;
+        input->colorspace = AVCOL_SPC_BT2020_NCL;
+        if (!attach_hdr10(input, &pipeline->hdr10)) goto end;
+    }
     char arguments[160];
     snprintf(
         arguments, sizeof(arguments), "video_size=%dx%d:pix_fmt=%d:time_base=1/25:pixel_aspect=1/1", width, height,
@@ -376,12 +397,12 @@ static AVFrame *tone_mapped(const VATBPipeline *pipeline, const PlanarPicture *p
     chain_input->filter_ctx = source;
     chain_output->name = av_strdup("out");
     chain_output->filter_ctx = sink;
-    if (avfilter_graph_parse_ptr(graph, tone_mapping_filters, &chain_output, &chain_input, NULL) < 0
+    if (avfilter_graph_parse_ptr(graph, filters, &chain_output, &chain_input, NULL) < 0
         || avfilter_graph_config(graph, NULL) < 0 || av_buffersrc_add_frame(source, input) < 0
         || av_buffersrc_add_frame(source, NULL) < 0 || av_buffersink_get_frame(sink, output) < 0) {
         goto end;
     }
-    done = output->format == AV_PIX_FMT_YUV420P;
+    done = output->format == (tone_maps ? AV_PIX_FMT_YUV420P : planar->format);
 end:
     avfilter_inout_free(&chain_input);
     avfilter_inout_free(&chain_output);
@@ -405,7 +426,8 @@ VAStatus vatb_vpp_process(
     const VATBPictureTarget *destination
 ) {
     const VAProcPipelineParameterBuffer *parameters = &pipeline->parameters;
-    if (parameters->num_filters != (pipeline->tone_maps ? 1u : 0u) || parameters->rotation_state != VA_ROTATION_NONE
+    unsigned int filters = (pipeline->tone_maps ? 1u : 0u) + (pipeline->deinterlaces ? 1u : 0u);
+    if (parameters->num_filters != filters || parameters->rotation_state != VA_ROTATION_NONE
         || parameters->mirror_state != 0 || parameters->num_additional_outputs != 0) {
         return VA_STATUS_ERROR_UNIMPLEMENTED;
     }
@@ -465,8 +487,15 @@ VAStatus vatb_vpp_process(
     PlanarPicture planar;
     if (!unpack(source, &input, &planar)) return VA_STATUS_ERROR_ALLOCATION_FAILED;
     AVFrame *mapped = NULL;
-    if (pipeline->tone_maps) {
-        mapped = tone_mapped(pipeline, &planar, input.width, input.height, source_full);
+    // Bob deinterlaces 8-bit pictures here, as the CPU path's vertical filter does.
+    if (pipeline->deinterlaces && (pipeline->tone_maps || planar.format != AV_PIX_FMT_YUV420P)) {
+        free(planar.memory);
+        return VA_STATUS_ERROR_UNIMPLEMENTED;
+    }
+    if (pipeline->tone_maps || pipeline->deinterlaces) {
+        mapped = filtered(
+            pipeline, pipeline->tone_maps ? tone_mapping_filters : "pp=lb", &planar, input.width, input.height,
+            source_full);
         if (mapped == NULL) {
             free(planar.memory);
             return VA_STATUS_ERROR_OPERATION_FAILED;
@@ -475,7 +504,7 @@ VAStatus vatb_vpp_process(
             planar.data[i] = mapped->data[i];
             planar.pitch[i] = mapped->linesize[i];
         }
-        planar.format = AV_PIX_FMT_YUV420P;
+        planar.format = (enum AVPixelFormat)mapped->format;
         source_full = mapped->color_range == AVCOL_RANGE_JPEG;
     }
     struct SwsContext *context = sws_alloc_context();

@@ -23,6 +23,9 @@ typedef struct VATBPipeline {
     /// buffer points to the client's memory).
     bool tone_maps;
     VAHdrMetaDataHDR10 hdr10;
+    /// A Bob deinterlacing filter buffer came with it, with these VA_DEINTERLACING_* flags.
+    bool deinterlaces;
+    uint32_t deinterlacing_flags;
 } VATBPipeline;
 
 /// Copies what `parameters` says, and the rectangles it points to, into `out`.
@@ -30,7 +33,8 @@ void vatb_vpp_take_pipeline(const VAProcPipelineParameterBuffer *parameters, VAT
 
 /// Takes one of the pipeline's filter buffers (a VAProcFilterParameterBufferType buffer's `size`
 /// bytes at `data`): an HDR tone mapping filter of HDR10 metadata the personality lists is kept
-/// in `out`. VA_STATUS_ERROR_UNSUPPORTED_FILTER for a filter the personality does not list,
+/// in `out`, and so is a Bob deinterlacing filter of a personality that lists Bob.
+/// VA_STATUS_ERROR_UNSUPPORTED_FILTER for a filter or algorithm the personality does not list,
 /// VA_STATUS_ERROR_INVALID_PARAMETER for a malformed one, VA_STATUS_ERROR_UNIMPLEMENTED for the
 /// other filters, which this model does not process.
 VAStatus vatb_vpp_take_filter(const VATBProcessing *processing, const void *data, size_t size, VATBPipeline *out);
@@ -57,7 +61,10 @@ bool vatb_vpp_writes(const VATBProcessing *processing, uint32_t fourcc);
 
 /// Processes `source` (NV12 or P010) into `destination` as `pipeline` asks: crop to the surface
 /// region, convert with the colour standard, range and scaling flags given, write into the output
-/// region. With HDR tone mapping, the source region first goes through libavfilter's chain of
+/// region. With Bob deinterlacing, the source region (8-bit) first goes through the CPU path's
+/// vertical filter (libavfilter's `pp=lb`, Sources/VAToolbox/Decompression/FieldModeFilter.swift):
+/// the model's Bob is the session's deinterlace mode, so GPU and CPU pictures compare byte for
+/// byte. With HDR tone mapping, the source region first goes through libavfilter's chain of
 /// VAToolbox's CPU path (Sources/VAToolbox/CoreVideo/ToneMapping.swift), the metadata as the
 /// picture's side data. VA_STATUS_ERROR_INVALID_PARAMETER for a colour standard the personality
 /// does not list, a region outside its surface, or tone mapping of a picture that is not PQ

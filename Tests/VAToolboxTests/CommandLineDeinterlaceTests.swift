@@ -100,6 +100,14 @@ struct CommandLineDeinterlaceTests {
         #expect(gpu.status == 0, "\(gpu.standardError)")
         let cpu = try Self.frameMD5("mpeg2-interlaced.ts", options, hwaccel: "none")
         #expect(!gpu.text.isEmpty && gpu.text == cpu.text, "\(options) \(personality ?? "driver")")
+        // The vertical filter runs on the GPU (VA's Bob) where the driver lists Bob.
+        guard options.contains("deinterlace") else { return }
+        let line = gpu.standardError.split(separator: "\n").first { $0.hasPrefix("deinterlacing: ") } ?? ""
+        switch personality {
+        case "i965", "nvidia":
+            #expect(line.hasPrefix("deinterlacing: libavfilter on the CPU — the \(personality ?? "")"), "\(line)")
+        default: #expect(line == "deinterlacing: on the GPU (VA-API video processing)", "\(gpu.standardError)")
+        }
     }
 
     @Test func badPictureOptionsAreUsageErrors() throws {

@@ -96,7 +96,8 @@ struct CommandLineHardwareTests {
             #expect(convertsTo == ["BGRA", "420v", "x420"])
             #expect(processing["tone_maps_hdr10_to_sdr"] as? Bool == false)
         default:
-            #expect(convertsTo == ["BGRA", "420v", "x420"] && filters == ["HighDynamicRangeToneMapping"])
+            #expect(
+                convertsTo == ["BGRA", "420v", "x420"] && filters == ["Deinterlacing", "HighDynamicRangeToneMapping"])
             #expect(processing["unavailable_reason"] is NSNull)
             #expect(processing["tone_maps_hdr10_to_sdr"] as? Bool == true)
         }

@@ -63,8 +63,11 @@ import Testing
 }
 
 extension VATestDriverTests {
-    /// The field modes on the GPU path (the test driver): the pictures read back, then filtered —
-    /// one field is half the height and deinterlaced pictures are progressive, none with an error.
+    /// The field modes on the GPU path (the test driver): one field is half the height and
+    /// deinterlaced pictures are progressive, none with an error. Deinterlacing runs on the GPU
+    /// (VA's Bob) where the driver lists it, the pictures staying GPU surfaces with the bytes of
+    /// the CPU's vertical filter (the driver's Bob is that filter); elsewhere they are read back
+    /// and filtered on the CPU, and the session says why.
     @Suite struct FieldModesOnTheGPU {
         @Test(arguments: [FieldMode.deinterlaceFields, FieldMode.bottomFieldOnly], TestVADriver.personalities)
         func theModeAppliesToTheGPUsPictures(_ mode: String, _ personality: String?) throws {
@@ -80,6 +83,41 @@ extension VATestDriverTests {
                 #expect(pictures.allSatisfy { $0.height == decodedHeight / 2 })
             }
             if personality == nil { #expect(onTheGPU) }
+        }
+
+        @Test(arguments: TestVADriver.personalities)
+        func deinterlacingRunsOnTheGPUWhereTheDriverListsBob(_ personality: String?) throws {
+            let live = try HardwareSessions.liveObjects()
+            try {
+                let samples = try TestData.samples("h264-mbaff.264")
+                let outputs = Outputs()
+                let session = try HardwareSessions.session(
+                    samples[0].formatDescription, faults: personality.map { ["VATB_PERSONALITY": $0] } ?? [:],
+                    outputs: outputs)
+                try session.setProperty(.fieldMode, to: FieldMode.deinterlaceFields)
+                try decode(samples, with: session)
+                let pictures = outputs.all.compactMap(\.imageBuffer)
+                #expect(pictures.count == 30 && pictures.allSatisfy { $0.attachments.fieldCount == 1 })
+                switch personality {
+                case "i965", "nvidia":
+                    #expect(pictures.allSatisfy { !$0.isGPUSurface })
+                    guard case .cpu(let reason?) = session.deinterlacingPath else {
+                        Issue.record("\(personality ?? ""): \(String(describing: session.deinterlacingPath))")
+                        return
+                    }
+                    #expect(reason.contains(personality ?? ""), "\(reason)")
+                default:
+                    // The handler keeps all 30 pictures; the session keeps 24 processed surfaces
+                    // (4 pools of 6) for pictures its application holds, then filters on the CPU.
+                    #expect(pictures.prefix(24).allSatisfy { $0.isGPUSurface && $0.pixelFormat == .nv12VideoRange })
+                    #expect(pictures.dropFirst(24).allSatisfy { !$0.isGPUSurface })
+                    #expect(
+                        session.deinterlacingPath
+                            == .cpu(reason: "the application holds all 24 converted GPU pictures this session keeps"))
+                }
+                session.invalidate()
+            }()
+            #expect(try HardwareSessions.liveObjects() == live, "every surface, context and config is gone")
         }
     }
 }

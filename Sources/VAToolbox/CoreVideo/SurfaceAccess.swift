@@ -36,6 +36,11 @@ protocol SurfaceProcessing: AnyObject {
         _ image: PixelBuffer, to format: PixelFormat, width: Int, height: Int, minimumBufferCount: Int,
         toneMapping: Bool
     ) -> Result<PixelBuffer, SurfaceProcessingRefusal>
+
+    /// `image` (an interlaced GPU surface) deinterlaced on the GPU by the driver's single-picture
+    /// spatial deinterlacer (`VAProcDeinterlacingBob`), in a new surface of the same format and
+    /// size: the GPU's counterpart of the session's vertical filter. Or why it cannot be.
+    func deinterlace(_ image: PixelBuffer) -> Result<PixelBuffer, SurfaceProcessingRefusal>
 }
 
 /// Why a picture was not converted on the GPU.

@@ -66,6 +66,11 @@ public final class DecompressionSession: Sendable {
     /// picture is still a GPU surface, ``PixelTransferPath/cpu(reason:)`` with why a GPU picture
     /// was not converted there. Nil before the first conversion, and when nothing is converted.
     public var pixelTransferPath: PixelTransferPath? { state.withLock { $0.pixelTransferPath } }
+    /// Where ``FieldMode/deinterlaceFields`` last deinterlaced a GPU picture:
+    /// ``PixelTransferPath/gpu`` when the driver's video processing did it (VA's Bob; the picture
+    /// is still a GPU surface), ``PixelTransferPath/cpu(reason:)`` with why it was read back and
+    /// filtered on the CPU (libpostproc's vertical filter). Nil before the first, and on the CPU.
+    public var deinterlacingPath: PixelTransferPath? { state.withLock { $0.deinterlacingPath } }
     /// GPU calls still running in a driver past the session's bound
     /// (``DecoderSpecification/hardwareResponseLimit``), in the whole process. Each is a thread
     /// stuck in a hung driver, holding the decoder it was called on (its libavcodec context,

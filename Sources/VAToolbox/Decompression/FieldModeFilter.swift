@@ -11,12 +11,22 @@
 ///   every picture's even or odd lines, half its height — the ffmpeg CLI's `-vf field=type=top`
 ///   or `bottom`.
 ///
+/// An interlaced GPU surface is deinterlaced on the GPU when its driver lists VA's single-picture
+/// spatial deinterlacer (`VAProcDeinterlacingBob`, through ``SurfaceProcessing``): the result is
+/// a GPU surface too, and ``path`` says where (the test driver's Bob is the vertical filter, so
+/// the pictures are the CPU's; a real driver's Bob is its own). The one-field modes read the
+/// surface back and filter on the CPU.
+///
 /// Unchecked `Sendable`: used only on the session's serial queue (from ``SessionDecoder``).
 final class FieldModeFilter: @unchecked Sendable {
     /// The field mode it implements.
     let mode: String
     private let chain: PictureFilterChain
     private let interlacedOnly: Bool
+    /// The GPU deinterlacer of the surfaces' device, made at the first interlaced GPU surface.
+    private var processor: (any SurfaceProcessing)?
+    /// Where the last interlaced GPU surface was deinterlaced; nil before the first.
+    private(set) var path: PixelTransferPath?
 
     private init(mode: String, filters: String, deinterlaces: Bool) {
         self.mode = mode
@@ -43,6 +53,17 @@ final class FieldModeFilter: @unchecked Sendable {
     /// - Throws: what libavfilter or the read-back of a GPU surface throws.
     func apply(_ image: PixelBuffer, time: MediaTime) throws(VTError) -> PixelBuffer {
         if interlacedOnly && image.attachments.fieldCount != 2 { return image }
+        if interlacedOnly, let device = image.surfaceDevice {
+            let processor = self.processor ?? device.makeProcessor()
+            self.processor = processor
+            switch processor.deinterlace(image) {
+            case .success(let picture):
+                path = .gpu
+                return picture
+            case .failure(let refusal):
+                path = .cpu(reason: refusal.reason)
+            }
+        }
         let pictures = try chain.send(image, time: time)
         guard pictures.count == 1, let picture = pictures.first else {
             throw VTError.pixelTransferNotSupported.with(

@@ -300,13 +300,17 @@ final class SessionDecoder: @unchecked Sendable {
                 picture = try waitingOnDevice(for: decoded) { () throws(VTError) in
                     try fieldFilter.apply(decoded, time: time)
                 }
+                if let path = fieldFilter.path { shared.withLock { $0.deinterlacingPath = path } }
             } else {
                 picture = decoded
             }
             guard let transfer, transfer.changes(picture) else {
                 // No conversion: a requested format the picture already has (the CPU's planar
                 // one) goes out as it is, without a copy; no request means the native layout.
-                var handedOut = try waitingOnDevice(for: picture) { handOut.apply(to: picture) }
+                // The decoder's surface allowance applies to its own pictures, not to one the
+                // field mode made (a GPU-deinterlaced picture's surface is the processor's).
+                var handedOut =
+                    picture === decoded ? try waitingOnDevice(for: picture) { handOut.apply(to: picture) } : picture
                 if transfer == nil { handedOut = try packer.pack(handedOut) }
                 outputHandler(
                     pending.output(

@@ -45,6 +45,8 @@ struct SessionState: Sendable {
     var pool: PixelBufferPool?
     /// Where the last picture the attributes asked to convert was converted.
     var pixelTransferPath: PixelTransferPath?
+    /// Where the field mode last deinterlaced a GPU picture (``DecompressionSession/deinterlacingPath``).
+    var deinterlacingPath: PixelTransferPath?
     /// The GPU in use; nil on the CPU.
     var hardware: HardwareDecoding?
     /// Why the GPU is not in use.

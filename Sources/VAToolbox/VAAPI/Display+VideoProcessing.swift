@@ -26,6 +26,9 @@ extension Display {
         /// of `VAProcFilterHighDynamicRangeToneMapping`: an HDR10 cap with
         /// `VA_TONE_MAPPING_HDR_TO_SDR`, as FFmpeg's `tonemap_vaapi` asks).
         var toneMapsHDR10ToSDR = false
+        /// The deinterlacing algorithms it lists (`vaQueryVideoProcFilterCaps` of
+        /// `VAProcFilterDeinterlacing`), as `VAProcDeinterlacingType` values.
+        var deinterlacingAlgorithms: [UInt32] = []
     }
 
     /// Whether the driver lists `VAEntrypointVideoProc` for `VAProfileNone`.
@@ -86,7 +89,20 @@ extension Display {
         if query.filters.contains(VAProcFilterHighDynamicRangeToneMapping.rawValue) {
             query.toneMapsHDR10ToSDR = mapsHDR10ToSDR(context)
         }
+        if query.filters.contains(VAProcFilterDeinterlacing.rawValue) {
+            query.deinterlacingAlgorithms = deinterlacingAlgorithms(context)
+        }
         return .success(query)
+    }
+
+    /// The deinterlacing algorithms listed on `context`; none when the query fails.
+    private func deinterlacingAlgorithms(_ context: ContextID) -> [UInt32] {
+        var caps = [VAProcFilterCapDeinterlacing](
+            repeating: VAProcFilterCapDeinterlacing(), count: Int(VAProcDeinterlacingCount.rawValue))
+        var count = UInt32(caps.count)
+        let status = vaQueryVideoProcFilterCaps(handle, context, VAProcFilterDeinterlacing, &caps, &count)
+        guard VAStatusCheck.succeeded(status) else { return [] }
+        return caps.prefix(Int(min(count, UInt32(caps.count)))).map(\.type.rawValue)
     }
 
     /// Whether the HDR tone mapping filter's caps on `context` include HDR10 → SDR; false when
@@ -134,7 +150,9 @@ extension Display {
             source_properties: request.sourceColor.properties, output_standard: request.outputColor.standard,
             output_properties: request.outputColor.properties,
             filter_flags: UInt32(request.highQualityScaling ? VA_FILTER_SCALING_HQ : VA_FILTER_SCALING_FAST),
-            tone_maps: request.toneMapping == nil ? 0 : 1, hdr10: request.toneMapping?.libva ?? VAHdrMetaDataHDR10())
+            tone_maps: request.toneMapping == nil ? 0 : 1, hdr10: request.toneMapping?.libva ?? VAHdrMetaDataHDR10(),
+            deinterlacing: request.bobDeinterlacing == nil ? VAProcDeinterlacingNone : VAProcDeinterlacingBob,
+            deinterlacing_flags: request.bobDeinterlacing?.flags ?? 0)
         let status = CVAAPI_process_picture(handle, context, target, &parameters, &call)
         guard VAStatusCheck.succeeded(status) else {
             let function: StaticString =
@@ -151,6 +169,9 @@ extension Display {
 }
 
 extension Display.ProcessingQuery {
+    /// Whether the driver lists `VAProcDeinterlacingBob`.
+    var listsBobDeinterlacing: Bool { deinterlacingAlgorithms.contains(VAProcDeinterlacingBob.rawValue) }
+
     /// libva's name of a `VAProcFilterType` without its prefix: `"Deinterlacing"`.
     static func filterName(_ value: UInt32) -> String {
         let names: [UInt32: String] = [
@@ -194,6 +215,21 @@ struct ProcessingRequest: Sendable {
     var highQualityScaling = true
     /// The HDR10 metadata to tone map the picture to SDR with; nil: no tone mapping.
     var toneMapping: HDR10Metadata?
+    /// Deinterlace the picture with `VAProcDeinterlacingBob`; nil: no deinterlacing.
+    var bobDeinterlacing: BobDeinterlacing?
+}
+
+/// One progressive picture of an interlaced frame by `VAProcDeinterlacingBob`, from its first
+/// field.
+struct BobDeinterlacing: Sendable {
+    /// The frame's bottom field comes first (and is the one deinterlaced).
+    var bottomFieldFirst: Bool
+
+    /// The `VA_DEINTERLACING_*` flags, as FFmpeg's `deinterlace_vaapi` sets them for a frame's
+    /// first field: `BOTTOM_FIELD_FIRST` and `BOTTOM_FIELD` for a bottom-field-first frame.
+    fileprivate var flags: UInt32 {
+        bottomFieldFirst ? UInt32(VA_DEINTERLACING_BOTTOM_FIELD_FIRST | VA_DEINTERLACING_BOTTOM_FIELD) : 0
+    }
 }
 
 /// A picture's HDR10 metadata as VA's tone mapping filter takes it (`VAHdrMetaDataHDR10`):

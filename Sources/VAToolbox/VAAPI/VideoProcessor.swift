@@ -58,6 +58,54 @@ final class VideoProcessor: SurfaceProcessing {
         }
     }
 
+    func deinterlace(_ image: PixelBuffer) -> Result<PixelBuffer, SurfaceProcessingRefusal> {
+        do throws(SurfaceProcessingRefusal) {
+            return .success(try deinterlaced(image))
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// `image` deinterlaced by `VAProcDeinterlacingBob` into a surface of its own format and size
+    /// (its first field, as FFmpeg's `deinterlace_vaapi` flags it at frame rate).
+    private func deinterlaced(_ image: PixelBuffer) throws(SurfaceProcessingRefusal) -> PixelBuffer {
+        if let broken { throw SurfaceProcessingRefusal(reason: broken) }
+        guard image.pixelFormat == .nv12VideoRange || image.pixelFormat == .nv12FullRange else {
+            throw SurfaceProcessingRefusal(reason: "VAToolbox deinterlaces 8-bit 4:2:0 pictures on the GPU only")
+        }
+        let capabilities = try start(width: image.width, height: image.height)
+        guard capabilities.listsBobDeinterlacing else {
+            throw SurfaceProcessingRefusal(
+                reason: "the \(device.quirks.driver.rawValue) driver's video processing does not list Bob deinterlacing"
+            )
+        }
+        if let maximum = capabilities.maximumSize, max(image.width, image.height) > maximum {
+            throw SurfaceProcessingRefusal(reason: "the driver processes pictures up to \(maximum) pixels wide")
+        }
+        if let minimum = capabilities.minimumSize, min(image.width, image.height) < minimum {
+            throw SurfaceProcessingRefusal(reason: "the driver processes pictures from \(minimum) pixels wide")
+        }
+        var request = try sourceRequest(of: image)
+        request.bobDeinterlacing = BobDeinterlacing(bottomFieldFirst: !image.attachments.topFieldFirst)
+        return try run(
+            request, from: image, into: .nv12, image.pixelFormat, image.width, image.height, 0, deinterlaced: true)
+    }
+
+    /// The request for `image` as it is: its surface, visible rectangle and colour on both sides.
+    private func sourceRequest(of image: PixelBuffer) throws(SurfaceProcessingRefusal) -> ProcessingRequest {
+        do throws(VTError) {
+            return try image.withSurface { (frame) throws(VTError) -> ProcessingRequest in
+                guard let frame else { throw VTError.parameter.with("not a GPU surface") }
+                return ProcessingRequest(
+                    source: SurfaceFrame.surface(of: frame.pointer), x: frame.cropLeft, y: frame.cropTop,
+                    width: frame.width - frame.cropLeft, height: frame.height - frame.cropTop,
+                    sourceColor: Self.color(of: frame), outputColor: Self.color(of: frame))
+            }
+        } catch {
+            throw SurfaceProcessingRefusal(reason: error.reason)
+        }
+    }
+
     private func convert(
         _ image: PixelBuffer, to format: PixelFormat, width: Int, height: Int, minimumBufferCount: Int,
         toneMapping: Bool
@@ -77,18 +125,7 @@ final class VideoProcessor: SurfaceProcessing {
         if let minimum = capabilities.minimumSize, min(width, height, image.width, image.height) < minimum {
             throw SurfaceProcessingRefusal(reason: "the driver processes pictures from \(minimum) pixels wide")
         }
-        let request: ProcessingRequest
-        do throws(VTError) {
-            request = try image.withSurface { (frame) throws(VTError) -> ProcessingRequest in
-                guard let frame else { throw VTError.parameter.with("not a GPU surface") }
-                return ProcessingRequest(
-                    source: SurfaceFrame.surface(of: frame.pointer), x: frame.cropLeft, y: frame.cropTop,
-                    width: frame.width - frame.cropLeft, height: frame.height - frame.cropTop,
-                    sourceColor: Self.color(of: frame), outputColor: Self.color(of: frame))
-            }
-        } catch {
-            throw SurfaceProcessingRefusal(reason: error.reason)
-        }
+        let request = try sourceRequest(of: image)
         var processing = request
         if toneMapping {
             processing.toneMapping = try toneMappingMetadata(of: image, capabilities)
@@ -257,7 +294,7 @@ final class VideoProcessor: SurfaceProcessing {
     /// of ``maximumPools`` pools, this picture is converted on the CPU and the next ones try again.
     private func run(
         _ request: ProcessingRequest, from image: PixelBuffer, into surfaceFormat: SurfaceFormat, _ format: PixelFormat,
-        _ width: Int, _ height: Int, _ minimumBufferCount: Int
+        _ width: Int, _ height: Int, _ minimumBufferCount: Int, deinterlaced: Bool = false
     ) throws(SurfaceProcessingRefusal) -> PixelBuffer {
         guard let session else { throw SurfaceProcessingRefusal(reason: "no video processing context") }
         if let first = pools.first, first.format != surfaceFormat || first.width != width || first.height != height {
@@ -266,15 +303,13 @@ final class VideoProcessor: SurfaceProcessing {
         let count = max(minimumBufferCount, Self.poolSize)
         var picture: PixelBuffer?
         do throws(VTError) {
-            let toneMapped = request.toneMapping != nil
-            for pool in pools where picture == nil {
-                picture = try nextPicture(from: pool, like: image, format, toneMapped: toneMapped)
-            }
+            let marks = Marks(toneMapped: request.toneMapping != nil, deinterlaced: deinterlaced)
+            for pool in pools where picture == nil { picture = try nextPicture(from: pool, like: image, format, marks) }
             if picture == nil, pools.count < Self.maximumPools {
                 let fresh = try ProcessedFramePool(
                     device: device, format: surfaceFormat, width: width, height: height, count: count)
                 pools.append(fresh)
-                picture = try nextPicture(from: fresh, like: image, format, toneMapped: toneMapped)
+                picture = try nextPicture(from: fresh, like: image, format, marks)
             }
         } catch {
             let reason = Self.reason(error)
@@ -296,16 +331,25 @@ final class VideoProcessor: SurfaceProcessing {
         }
     }
 
-    /// A pixel buffer of a free surface of `pool`, with `image`'s properties (SDR BT.709 ones
-    /// when it is tone mapped), to process `image` into; nil when every surface of the pool is held.
+    /// What a processed picture's properties say beyond its source's.
+    private struct Marks {
+        /// SDR BT.709, without HDR metadata.
+        var toneMapped: Bool
+        /// Progressive.
+        var deinterlaced: Bool
+    }
+
+    /// A pixel buffer of a free surface of `pool`, with `image`'s properties (changed as `marks`
+    /// says), to process `image` into; nil when every surface of the pool is held.
     private func nextPicture(
-        from pool: ProcessedFramePool, like image: PixelBuffer, _ format: PixelFormat, toneMapped: Bool
+        from pool: ProcessedFramePool, like image: PixelBuffer, _ format: PixelFormat, _ marks: Marks
     ) throws(VTError) -> PixelBuffer? {
         try image.withSurface { (frame) throws(VTError) -> PixelBuffer? in
             guard let frame, let output = try pool.nextFrame(like: frame, fullRange: format.isFullRange) else {
                 return nil
             }
-            if toneMapped { output.frame.markToneMappedToSDR() }
+            if marks.toneMapped { output.frame.markToneMappedToSDR() }
+            if marks.deinterlaced { output.frame.markProgressive() }
             return PixelBuffer(taking: output, pixelFormat: format, surfaceAccess: device)
         }
     }
