@@ -24,8 +24,9 @@ import Synchronization
 ///
 /// A session's own ``DecompressionPropertyKey/fieldMode`` covers the modes that need no later
 /// picture (``FieldMode/deinterlaceFields`` with the vertical filter, one field); this is its
-/// temporal deinterlacing (`kVTDecompressionProperty_DeinterlaceMode_Temporal`). Not yet on the
-/// GPU (VA video processing).
+/// temporal deinterlacing (`kVTDecompressionProperty_DeinterlaceMode_Temporal`). It runs on the
+/// CPU for GPU pictures too: VA's motion-adaptive deinterlacing has no CPU equivalent to check it
+/// against (Docs/Hardware.md, "Video processing").
 public final class Deinterlacer: Sendable {
     /// The filter.
     public enum Method: String, Sendable, CaseIterable {

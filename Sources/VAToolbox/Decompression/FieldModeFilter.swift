@@ -1,7 +1,8 @@
 /// The per-picture filter a session's field mode asks for
 /// (``DecompressionPropertyKey/fieldMode``, ``DecompressionPropertyKey/deinterlaceMode``): one
-/// picture in, one out, on the CPU with libavfilter, before the conversion the image buffer
-/// attributes ask for (a GPU surface is read back first).
+/// picture in, one out, before the conversion the image buffer attributes ask for: on the CPU
+/// with libavfilter (a GPU surface is read back first), or for a GPU surface to deinterlace on
+/// the GPU (below).
 ///
 /// - ``FieldMode/deinterlaceFields`` with ``DeinterlaceMode/verticalFilter``: each interlaced
 ///   picture (``ImageBufferAttachments/fieldCount`` 2) filtered vertically with (1 2 1)/4, as
