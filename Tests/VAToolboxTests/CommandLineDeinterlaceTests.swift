@@ -110,6 +110,28 @@ struct CommandLineDeinterlaceTests {
         }
     }
 
+    /// A deinterlacing call that fails mid-stream (the driver's 5th processed picture) moves the
+    /// vertical filter to the CPU for that picture and the rest: the same bytes, and the reason.
+    @Test(.enabled(if: TestVADriver.isBuilt)) func aFailedGPUDeinterlacingMovesItToTheCPU() throws {
+        let fixture = "mpeg2-interlaced.ts"
+        let options = ["--field-mode", "deinterlace", "--pixel-format", "y420"]
+        let cpu = try Self.frameMD5(fixture, options, hwaccel: "none")
+        var extra = ["VATB_REFERENCE_STREAM": TestData.fixtures.appendingPathComponent(fixture).path]
+        extra["VATB_FAIL_PROCESSING"] = "5"
+        let gpu = try CommandRunner.vatoolbox(
+            [
+                "framemd5", TestData.fixtures.appendingPathComponent(fixture).path, "--hwaccel", "vaapi", "--device",
+                "/dev/null",
+            ]
+                + options, environment: TestVADriver.subprocessEnvironment(extra))
+        #expect(gpu.status == 0, "\(gpu.standardError)")
+        #expect(!gpu.text.isEmpty && gpu.text == cpu.text)
+        #expect(
+            gpu.standardError.contains(
+                "deinterlacing: libavfilter on the CPU — the driver failed to process the picture (vaEndPicture:"),
+            "\(gpu.standardError)")
+    }
+
     @Test func badPictureOptionsAreUsageErrors() throws {
         for options in [["--field-mode", "weave"], ["--scale", "0x10"], ["--scale", "640"]] {
             let run = try Self.frameMD5("h264-mbaff.264", options, hwaccel: "none")

@@ -67,6 +67,23 @@ extension VATestDriverTests {
             #expect(RealPixels.liveReport(gpu.standardError)?["processed_pictures"] == 0)
         }
 
+        /// A tone mapping call that fails mid-stream (the driver's 4th processed picture) moves it
+        /// to the CPU for that picture and the rest, with the same bytes, and the tool says why.
+        @Test func aFailedToneMappingCallMovesItToTheCPU() throws {
+            let stream = Self.hdr10[0]
+            let options = ["--tonemap", "--pixel-format", "BGRA"]
+            let cpu = try Processing.frameMD5(stream, options, onGPU: false)
+            let gpu = try Processing.frameMD5(
+                stream, options, onGPU: true, driverVariables: ["VATB_FAIL_PROCESSING": "4"])
+            #expect(gpu.status == 0, "\(gpu.standardError)")
+            #expect(Stream.frameLines(gpu.text).count == 10 && gpu.text == cpu.text)
+            let line = Processing.conversionLine(gpu.standardError) ?? ""
+            #expect(
+                line.hasPrefix("conversion: libswscale on the CPU — the driver failed to process the picture"),
+                "\(line)")
+            #expect(RealPixels.liveReport(gpu.standardError)?["processed_pictures"] == 3)
+        }
+
         /// FFmpeg's own `tonemap_vaapi` on the driver (an independent client of the filter) gives
         /// the ffmpeg CLI's CPU chain when it asks for BT.709 output, and nothing when it keeps
         /// the BT.2020 primaries and matrix (its default), which the driver refuses for HDR → SDR.
