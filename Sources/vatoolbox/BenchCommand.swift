@@ -13,7 +13,7 @@ enum BenchCommand {
     static let usage = """
         usage: vatoolbox bench INPUT [--hwaccel auto|vaapi|none] [--device PATH] [--runs N] [--frames N]
                                      [--threads N] [--json] [--svg OUT.svg] [--with-ffmpeg] [--latency]
-                                     [--sessions N] [--convert FOURCC]
+                                     [--sessions N] [--convert FOURCC] [--tonemap]
 
         Decodes INPUT with each path — VA-API on the GPU, libavcodec on the CPU with 1 thread and with
         N threads — several times, each run in a child process, and reports frames per second (best
@@ -33,9 +33,13 @@ enum BenchCommand {
                               image-buffer attributes ask: on the GPU row through the driver's video
                               processing where it can (the report says where), on the CPU rows with
                               libswscale
-              --with-ffmpeg   add `ffmpeg -threads N -i INPUT [-pix_fmt FMT] -f null -` as a reference
-                              row, and beside the GPU row `ffmpeg -hwaccel vaapi -hwaccel_output_format
-                              vaapi [-vf scale_vaapi=format=FMT] -f null -` on the same device
+              --tonemap       also tone map HDR pictures to SDR (as decode --tonemap): on the GPU row
+                              through VA's tone mapping filter where the driver can, on the CPU rows with
+                              libavfilter's zscale+tonemap chain
+              --with-ffmpeg   add `ffmpeg -threads N -i INPUT [-vf CHAIN] [-pix_fmt FMT] -f null -` as a
+                              reference row, and beside the GPU row `ffmpeg -hwaccel vaapi
+                              -hwaccel_output_format vaapi [-vf tonemap_vaapi=…,scale_vaapi=format=FMT]
+                              -f null -` on the same device (CHAIN: the CPU's tone mapping chain)
               --latency       instead, time each picture from its sample's submission to its output in
                               a real-time session decoding synchronously (GPU and CPU, in process): p50,
                               p99 and max milliseconds (medians of the runs), and the most samples a
@@ -85,7 +89,7 @@ enum BenchCommand {
                 OptionSpec(name: "runs"), OptionSpec(name: "frames"), OptionSpec(name: "json", takesValue: false),
                 OptionSpec(name: "svg"), OptionSpec(name: "with-ffmpeg", takesValue: false),
                 OptionSpec(name: "latency", takesValue: false), OptionSpec(name: "sessions"),
-                OptionSpec(name: "convert"),
+                OptionSpec(name: "convert"), OptionSpec(name: "tonemap", takesValue: false),
             ])
         if parsed.wantsHelp {
             print(usage)
@@ -99,6 +103,7 @@ enum BenchCommand {
         let cores = max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN)))
         let threads = try parsed.integer("threads", in: 1...256) ?? cores
         let convert = try parsed.convertFormat()
+        let toneMaps = parsed.flags.contains("tonemap")
         // Fail early, with the right exit status, on an input no row could read.
         let source = try openInput(path)
         if let sessions = try parsed.integer("sessions", in: 1...64) {
@@ -147,7 +152,7 @@ enum BenchCommand {
             for index in rows.indices where rows[index].available {
                 let command = benchCommand(
                     rows[index], tool: tool, path: path, specification: specification, frameLimit: frameLimit,
-                    convert: convert)
+                    convert: convert, toneMaps: toneMaps)
                 let result = ChildProcess.run(command)
                 guard result.status == 0 else {
                     rows[index].available = false
@@ -185,12 +190,14 @@ enum BenchCommand {
             print(
                 json(
                     rows, path: path, source: source, runs: runs, frameLimit: frameLimit, speedUp: speedUp,
-                    convert: convert, gpuConversion: gpuConversion
+                    convert: convert, gpuConversion: gpuConversion, toneMaps: toneMaps
                 ).rendered())
         } else {
             printTable(rows, path: path, source: source, runs: runs, speedUp: speedUp, cpuRow: cpu)
             if let convert {
                 print("conversion to \(convert): GPU row \(gpuConversion ?? "not run"); CPU rows libswscale")
+            } else if toneMaps {
+                print("tone mapping: GPU row \(gpuConversion ?? "not run"); CPU rows libavfilter")
             }
             for line in ratioLines(rows) { print(line) }
         }
@@ -246,7 +253,7 @@ enum BenchCommand {
     /// The command of one run of `row`: this tool's worker, or the ffmpeg CLI.
     private static func benchCommand(
         _ row: Row, tool: String, path: String, specification: DecoderSpecification, frameLimit: Int?,
-        convert: PixelFormat?
+        convert: PixelFormat?, toneMaps: Bool
     ) -> [String] {
         let ffmpegFormat = convert.flatMap(\.ffmpegName)
         var command: [String]
@@ -254,6 +261,7 @@ enum BenchCommand {
         case "ffmpeg":
             command = ["ffmpeg", "-v", "error", "-nostdin", "-threads", "\(row.threads)", "-i", path]
             if let frameLimit { command += ["-frames:v", "\(frameLimit)"] }
+            if toneMaps { command += ["-vf", ToneMapping.filters] }
             if let ffmpegFormat { command += ["-pix_fmt", ffmpegFormat] }
             command += ["-f", "null", "-"]
         case "ffmpeg-vaapi":
@@ -263,7 +271,10 @@ enum BenchCommand {
                 "-hwaccel_device", "va", "-hwaccel_output_format", "vaapi", "-i", path,
             ]
             if let frameLimit { command += ["-frames:v", "\(frameLimit)"] }
-            if let ffmpegFormat { command += ["-vf", "scale_vaapi=format=\(ffmpegFormat)"] }
+            let filters =
+                (toneMaps ? ["tonemap_vaapi=format=nv12:p=bt709:t=bt709:m=bt709"] : [])
+                + (ffmpegFormat.map { ["scale_vaapi=format=\($0)"] } ?? [])
+            if !filters.isEmpty { command += ["-vf", filters.joined(separator: ",")] }
             command += ["-f", "null", "-"]
         default:
             command = [
@@ -273,6 +284,7 @@ enum BenchCommand {
             if let device = specification.renderNodePath { command += ["--device", device] }
             if let frameLimit { command += ["--frames", "\(frameLimit)"] }
             if let convert { command += ["--pixel-format", convert.fourCC] }
+            if toneMaps { command.append("--tonemap") }
         }
         return command
     }
@@ -337,7 +349,7 @@ enum BenchCommand {
 
     static func json(
         _ rows: [Row], path: String, source: SampleSource, runs: Int, frameLimit: Int?, speedUp: Double?,
-        convert: PixelFormat? = nil, gpuConversion: String? = nil
+        convert: PixelFormat? = nil, gpuConversion: String? = nil, toneMaps: Bool = false
     ) -> JSON {
         func number(_ value: Double?) -> JSON { value.map { .double($0) } ?? .null }
         return .object(
@@ -364,6 +376,7 @@ enum BenchCommand {
                     ),
                     ("speedup_gpu_over_cpu", number(speedUp)),
                     ("convert", .string(convert?.fourCC)), ("gpu_conversion", .string(gpuConversion)),
+                    ("tonemap", .bool(toneMaps)),
                 ])
     }
 
@@ -432,6 +445,7 @@ enum BenchWorkerCommand {
             arguments,
             options: decoderOptions + [
                 OptionSpec(name: "frames"), OptionSpec(name: "sessions"), OptionSpec(name: "pixel-format"),
+                OptionSpec(name: "tonemap", takesValue: false),
             ])
         let path = try parsed.singleInput()
         let specification = try parsed.decoderSpecification()

@@ -295,6 +295,28 @@ struct CommandLineHardwareTests {
         #expect(text.text.contains("CPU over ffmpeg CLI (ffmpeg CLI, 2 threads): median fps "))
     }
 
+    /// `bench --tonemap --with-ffmpeg` on an HDR10 stream: the GPU row tone maps on the GPU (the
+    /// report says so) beside `ffmpeg … -vf tonemap_vaapi=…` on the same driver, the CPU rows beside
+    /// `ffmpeg -vf CHAIN`; every row decodes every picture.
+    @Test func benchToneMapsBesideTheFFmpegCLI() throws {
+        let stream = TestData.fixtures.appendingPathComponent("hevc-hdr10.265").path
+        let result = try Self.onTestDriver(
+            [
+                "bench", stream, "--device", "/dev/null", "--runs", "1", "--threads", "2", "--tonemap", "--with-ffmpeg",
+                "--json",
+            ], ["VATB_REFERENCE_STREAM": stream])
+        #expect(result.status == 0, "\(result.standardError)")
+        let report = try #require(try JSONSerialization.jsonObject(with: result.standardOutput) as? [String: Any])
+        #expect(report["tonemap"] as? Bool == true)
+        #expect(report["gpu_conversion"] as? String == "on the GPU (VA-API video processing)")
+        let rows = try #require(report["rows"] as? [[String: Any]])
+        #expect(rows.map { $0["decoder"] as? String } == ["vaapi", "ffmpeg-vaapi", "cpu", "cpu", "ffmpeg"])
+        for row in rows {
+            #expect(row["available"] as? Bool == true, "\(row)")
+            #expect(row["frames"] as? Int == 10, "\(row)")
+        }
+    }
+
     @Test func benchMeasuresTheGPURow() throws {
         let result = try Self.onTestDriver([
             "bench", Self.fixture, "--device", "/dev/null", "--runs", "1", "--frames", "10", "--json",

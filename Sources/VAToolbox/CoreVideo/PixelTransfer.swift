@@ -48,6 +48,11 @@ final class PixelTransfer {
             return converted
         }
         let source = toneMaps ? try toneMapped(source) : source
+        // The tone mapper's picture is a new buffer: when it is what was asked for, it goes out
+        // without another copy.
+        if toneMaps, source.pixelFormat == format, source.width == width, source.height == height {
+            return source
+        }
         if pool == nil || pool?.pixelFormat != format || pool?.width != width || pool?.height != height {
             pool = try PixelBufferPool(
                 pixelFormat: format, width: width, height: height, minimumBufferCount: minimumBufferCount)

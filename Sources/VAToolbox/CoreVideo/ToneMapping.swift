@@ -13,9 +13,10 @@
 ///
 /// On the GPU it is VA video processing's `VAProcFilterHighDynamicRangeToneMapping` with the
 /// picture's HDR10 metadata, where the driver lists it (iHD); Docs/Hardware.md lists which.
-enum ToneMapping {
-    /// The CPU's libavfilter chain, as the `ffmpeg` CLI's `-vf` takes it.
-    static let filters =
+public enum ToneMapping {
+    /// The CPU's libavfilter chain, as the `ffmpeg` CLI's `-vf` takes it: `ffmpeg -i HDR -vf
+    /// "\(ToneMapping.filters)" -f framemd5 -` gives the pictures VAToolbox's CPU tone mapping gives.
+    public static let filters =
         "zscale=t=linear:npl=100,format=gbrpf32le,zscale=p=bt709,tonemap=tonemap=hable:desat=0,"
         + "zscale=t=bt709:m=bt709:r=tv,format=yuv420p"
 
