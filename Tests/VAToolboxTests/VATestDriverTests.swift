@@ -531,6 +531,7 @@ import Testing
         ("hevc-dolby-vision.265", VAProfileHEVCMain10, true),
         ("h264-sei-hdr.264", VAProfileH264High, false),
         ("hevc-alternative-transfer.265", VAProfileHEVCMain10, true),
+        ("hevc-hlg.265", VAProfileHEVCMain10, true),
         ("hevc-slices.265", VAProfileHEVCMain, false),
         ("h264-open-gop.264", VAProfileH264High, false),
         ("hevc-open-gop.265", VAProfileHEVCMain, false),
