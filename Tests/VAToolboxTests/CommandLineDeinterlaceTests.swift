@@ -61,6 +61,10 @@ struct CommandLineDeinterlaceTests {
     static let frameMD5Cases: [(options: [String], ffmpeg: [String])] = [
         (["--field-mode", "deinterlace"], ["-vf", "pp=lb"]), (["--field-mode", "top"], ["-vf", "field=type=top"]),
         (["--pixel-format", "BGRA", "--scale", "160x128"], ["-s", "160x128", "-pix_fmt", "bgra"]),
+        (
+            ["--field-mode", "deinterlace", "--pixel-format", "BGRA", "--scale", "160x128"],
+            ["-vf", "pp=lb", "-s", "160x128", "-pix_fmt", "bgra"]
+        ),
     ]
 
     static func frameMD5(_ fixture: String, _ options: [String], hwaccel: String, personality: String? = nil) throws
@@ -76,7 +80,7 @@ struct CommandLineDeinterlaceTests {
                 + options, environment: hwaccel == "none" ? nil : TestVADriver.subprocessEnvironment(extra))
     }
 
-    @Test(arguments: ["mpeg2-interlaced.ts", "h264-mbaff.264"], 0..<3)
+    @Test(arguments: ["mpeg2-interlaced.ts", "h264-mbaff.264"], 0..<4)
     func frameMD5EqualsFFmpegsWithTheFilter(_ fixture: String, _ index: Int) throws {
         let testCase = Self.frameMD5Cases[index]
         let ours = try Self.frameMD5(fixture, testCase.options, hwaccel: "none")
@@ -91,7 +95,7 @@ struct CommandLineDeinterlaceTests {
         #expect(lines(ours.text).count > 20)
     }
 
-    @Test(.enabled(if: TestVADriver.isBuilt), arguments: 0..<3, TestVADriver.personalities)
+    @Test(.enabled(if: TestVADriver.isBuilt), arguments: 0..<4, TestVADriver.personalities)
     func frameMD5OnTheDriverEqualsTheCPUs(_ index: Int, _ personality: String?) throws {
         // The GPU's pictures are NV12 and the CPU's planar: both hashed as I420.
         var options = Self.frameMD5Cases[index].options
