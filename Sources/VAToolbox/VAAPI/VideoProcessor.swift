@@ -6,7 +6,10 @@
 /// source surface, its visible rectangle (the crop), its colour standard, range and chroma siting
 /// from the picture's tags, the output's, and `VA_FILTER_SCALING_HQ`; then `vaEndPicture`. The
 /// output surface comes from a pool this processor owns (``ProcessedFramePool``) and stays on the
-/// GPU: a lock reads it back, ``PixelBuffer/exportDMABuf(separateLayers:)`` shares it.
+/// GPU: a lock reads it back, ``PixelBuffer/exportDMABuf(separateLayers:)`` shares it. The same
+/// call tone maps HDR10 to SDR (`VAProcFilterHighDynamicRangeToneMapping`, ``ToneMapping``) when
+/// asked, and a session's field mode deinterlaces with `VAProcDeinterlacingBob`
+/// (``deinterlace(_:)``), each where the driver lists the filter.
 ///
 /// It refuses — and the CPU converts — what the driver cannot do as the CPU would (the reason is
 /// the ``PixelTransferPath/cpu(reason:)`` reported):
