@@ -282,17 +282,23 @@ struct CommandLineHardwareTests {
         let report = try #require(try JSONSerialization.jsonObject(with: result.standardOutput) as? [String: Any])
         #expect(report["convert"] as? String == "BGRA")
         #expect(report["gpu_conversion"] as? String == "on the GPU (VA-API video processing)")
+        try Self.expectEveryRowDecodedTenPictures(report)
+        let text = try Self.onTestDriver(arguments)
+        #expect(text.status == 0, "\(text.standardError)")
+        #expect(text.text.contains("conversion to 'BGRA': GPU row on the GPU (VA-API video processing)"))
+        #expect(text.text.contains("GPU over ffmpeg CLI (ffmpeg CLI, VA-API): median fps "))
+        #expect(text.text.contains("CPU over ffmpeg CLI (ffmpeg CLI, 2 threads): median fps "))
+    }
+
+    /// A `bench --with-ffmpeg --json` report's five rows (GPU, ffmpeg's VA-API, two CPU, ffmpeg's
+    /// CPU) all ran and decoded 10 pictures.
+    static func expectEveryRowDecodedTenPictures(_ report: [String: Any]) throws {
         let rows = try #require(report["rows"] as? [[String: Any]])
         #expect(rows.map { $0["decoder"] as? String } == ["vaapi", "ffmpeg-vaapi", "cpu", "cpu", "ffmpeg"])
         for row in rows {
             #expect(row["available"] as? Bool == true, "\(row)")
             #expect(row["frames"] as? Int == 10, "\(row)")
         }
-        let text = try Self.onTestDriver(arguments)
-        #expect(text.status == 0, "\(text.standardError)")
-        #expect(text.text.contains("conversion to 'BGRA': GPU row on the GPU (VA-API video processing)"))
-        #expect(text.text.contains("GPU over ffmpeg CLI (ffmpeg CLI, VA-API): median fps "))
-        #expect(text.text.contains("CPU over ffmpeg CLI (ffmpeg CLI, 2 threads): median fps "))
     }
 
     /// `bench --tonemap --with-ffmpeg` on an HDR10 stream: the GPU row tone maps on the GPU (the
@@ -309,12 +315,7 @@ struct CommandLineHardwareTests {
         let report = try #require(try JSONSerialization.jsonObject(with: result.standardOutput) as? [String: Any])
         #expect(report["tonemap"] as? Bool == true)
         #expect(report["gpu_conversion"] as? String == "on the GPU (VA-API video processing)")
-        let rows = try #require(report["rows"] as? [[String: Any]])
-        #expect(rows.map { $0["decoder"] as? String } == ["vaapi", "ffmpeg-vaapi", "cpu", "cpu", "ffmpeg"])
-        for row in rows {
-            #expect(row["available"] as? Bool == true, "\(row)")
-            #expect(row["frames"] as? Int == 10, "\(row)")
-        }
+        try Self.expectEveryRowDecodedTenPictures(report)
     }
 
     @Test func benchMeasuresTheGPURow() throws {
