@@ -82,12 +82,7 @@ final class VideoProcessor: SurfaceProcessing {
                 reason: "the \(device.quirks.driver.rawValue) driver's video processing does not list Bob deinterlacing"
             )
         }
-        if let maximum = capabilities.maximumSize, max(image.width, image.height) > maximum {
-            throw SurfaceProcessingRefusal(reason: "the driver processes pictures up to \(maximum) pixels wide")
-        }
-        if let minimum = capabilities.minimumSize, min(image.width, image.height) < minimum {
-            throw SurfaceProcessingRefusal(reason: "the driver processes pictures from \(minimum) pixels wide")
-        }
+        try Self.checkSides([image.width, image.height], capabilities)
         var request = try sourceRequest(of: image)
         request.bobDeinterlacing = BobDeinterlacing(bottomFieldFirst: !image.attachments.topFieldFirst)
         return try run(
@@ -122,12 +117,7 @@ final class VideoProcessor: SurfaceProcessing {
             throw SurfaceProcessingRefusal(
                 reason: "the \(device.quirks.driver.rawValue) driver's video processing does not write \(format)")
         }
-        if let maximum = capabilities.maximumSize, max(width, height, image.width, image.height) > maximum {
-            throw SurfaceProcessingRefusal(reason: "the driver processes pictures up to \(maximum) pixels wide")
-        }
-        if let minimum = capabilities.minimumSize, min(width, height, image.width, image.height) < minimum {
-            throw SurfaceProcessingRefusal(reason: "the driver processes pictures from \(minimum) pixels wide")
-        }
+        try Self.checkSides([width, height, image.width, image.height], capabilities)
         let request = try sourceRequest(of: image)
         var processing = request
         if toneMapping {
@@ -166,6 +156,18 @@ final class VideoProcessor: SurfaceProcessing {
             maximumLuminance: display.maximumLuminanceCode, minimumLuminance: display.minimumLuminanceCode,
             maximumContentLightLevel: light?.maximumContentLightLevel ?? 0,
             maximumFrameAverageLightLevel: light?.maximumFrameAverageLightLevel ?? 0)
+    }
+
+    /// Refuses picture sides outside the driver's limits.
+    private static func checkSides(
+        _ sides: [Int], _ capabilities: Display.ProcessingQuery
+    ) throws(SurfaceProcessingRefusal) {
+        if let maximum = capabilities.maximumSize, let largest = sides.max(), largest > maximum {
+            throw SurfaceProcessingRefusal(reason: "the driver processes pictures up to \(maximum) pixels wide")
+        }
+        if let minimum = capabilities.minimumSize, let smallest = sides.min(), smallest < minimum {
+            throw SurfaceProcessingRefusal(reason: "the driver processes pictures from \(minimum) pixels wide")
+        }
     }
 
     /// The output side of a tone-mapped picture: SDR BT.709 (standard, primaries, transfer and
