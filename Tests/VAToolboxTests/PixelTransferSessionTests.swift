@@ -38,6 +38,28 @@ struct PixelTransferSessionTests {
         #expect(converted.map(\.md5) == expected)
     }
 
+    /// A semi-planar picture copied into its own format (libswscale's own copy of NV12, NV21 or
+    /// P010 into itself writes no chroma: a black-and-green picture) is the picture, byte for
+    /// byte: ffmpeg's `-pix_fmt nv12` / `p010le` pictures, and the source's.
+    @Test(
+        "a semi-planar picture copied into its own format keeps its chroma",
+        arguments: [
+            (PixelFormat.nv12VideoRange, "h264-high-bpyramid.264", "nv12"),
+            (.p010VideoRange, "h264-high10.264", "p010le"),
+        ])
+    func sameFormatCopy(format: PixelFormat, fixture: String, ffmpegName: String) throws {
+        let sources = try PixelTransferOracleTests.converted(
+            fixture, attributes: ImageBufferAttributes(pixelFormat: format)
+        )
+        .images
+        let session = PixelTransferSession()
+        let copies = try sources.map { try session.transferImage($0, pixelFormat: format) }
+        #expect(copies.count == sources.count && !copies.isEmpty)
+        #expect(copies.map(\.md5) == sources.map(\.md5))
+        let stream = try #require(StreamFile.validFixtures.first { $0.name == fixture })
+        #expect(copies.map(\.md5) == (try PixelTransferOracleTests.ffmpegFrameMD5s(stream, pixelFormat: ffmpegName)))
+    }
+
     @Test("into a buffer of the caller's, as VTPixelTransferSessionTransferImage")
     func transferIntoDestination() throws {
         let expected = try PixelTransferOracleTests.ffmpegFrameMD5s(try Self.stream(), pixelFormat: "bgra")

@@ -80,6 +80,21 @@ final class Scaler {
         }
         let source = unpacked ?? input.pointer
         let sourceFormat = AVPixelFormat(rawValue: source.pointee.format)
+        // The same layout, size and range: a copy. libswscale's unscaled copy of a semi-planar
+        // layout into itself leaves the chroma plane at 0 (FFmpeg 5.1, Debian 12: NV12, NV21 and
+        // P010 alike; ScalerTests), which is a black-and-green picture rather than this one.
+        if sourceFormat == destinationFormat, source.pointee.width == destination.pointee.width,
+            source.pointee.height == destination.pointee.height,
+            (source.pointee.color_range == AVCOL_RANGE_JPEG) == outputFullRange
+        {
+            let status = av_frame_copy(destination, source)
+            guard status >= 0 else {
+                throw FFmpegStatus.error(status, "av_frame_copy", "copying the picture")
+                    .replacingStatus(with: .pixelTransferNotSupported)
+            }
+            Self.describe(destination, like: source, fullRange: outputFullRange)
+            return
+        }
         guard sws_isSupportedInput(sourceFormat) > 0, sws_isSupportedOutput(destinationFormat) > 0 else {
             throw VTError.pixelTransferNotSupported.with("libswscale cannot convert between these pixel formats")
         }
@@ -105,7 +120,15 @@ final class Scaler {
         guard status > 0 else {
             throw VTError.pixelTransferNotSupported.with("libswscale converted nothing (status \(status))")
         }
-        destination.pointee.color_range = outputFullRange ? AVCOL_RANGE_JPEG : AVCOL_RANGE_MPEG
+        Self.describe(destination, like: source, fullRange: outputFullRange)
+    }
+
+    /// Gives `destination` the colour description, aspect and fields of `source`, converted to
+    /// `destination`'s size, and the range asked for.
+    private static func describe(
+        _ destination: UnsafeMutablePointer<AVFrame>, like source: UnsafeMutablePointer<AVFrame>, fullRange: Bool
+    ) {
+        destination.pointee.color_range = fullRange ? AVCOL_RANGE_JPEG : AVCOL_RANGE_MPEG
         destination.pointee.colorspace = source.pointee.colorspace
         destination.pointee.color_primaries = source.pointee.color_primaries
         destination.pointee.color_trc = source.pointee.color_trc
