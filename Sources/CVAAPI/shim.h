@@ -132,7 +132,37 @@ typedef struct CVAAPI_ProcessingRequest {
     /// (`VAProcDeinterlacingType`) and flags (`VA_DEINTERLACING_*`) when not `VAProcDeinterlacingNone`.
     VAProcDeinterlacingType deinterlacing;
     uint32_t deinterlacing_flags;
+    /// The reference pictures of a motion-adaptive deinterlacer, nearest first: past ones
+    /// (`forward_references`) and future ones (`backward_references`); the arrays are the
+    /// caller's, alive until this returns.
+    VASurfaceID *past;
+    uint32_t past_count;
+    VASurfaceID *future;
+    uint32_t future_count;
 } CVAAPI_ProcessingRequest;
+
+/// The reference pictures a deinterlacing `algorithm` takes on a video-processing context:
+/// `vaQueryVideoProcPipelineCaps` asked with a filter buffer of it, as FFmpeg's
+/// `deinterlace_vaapi` asks (the buffer is destroyed after). `*past` and `*future` are the
+/// `num_forward_references` and `num_backward_references` answered.
+static inline VAStatus CVAAPI_query_deinterlacing_references(VADisplay display, VAContextID context,
+                                                             VAProcDeinterlacingType algorithm, uint32_t *past,
+                                                             uint32_t *future) {
+    VAProcFilterParameterBufferDeinterlacing deinterlacing = {
+        .type = VAProcFilterDeinterlacing,
+        .algorithm = algorithm,
+    };
+    VABufferID filter = VA_INVALID_ID;
+    VAStatus status = vaCreateBuffer(display, context, VAProcFilterParameterBufferType, sizeof(deinterlacing), 1,
+                                     &deinterlacing, &filter);
+    if (status != VA_STATUS_SUCCESS) return status;
+    VAProcPipelineCaps caps = {0};
+    status = vaQueryVideoProcPipelineCaps(display, context, &filter, 1, &caps);
+    vaDestroyBuffer(display, filter);
+    *past = caps.num_forward_references;
+    *future = caps.num_backward_references;
+    return status;
+}
 
 /// Processes one picture into `target` on a video-processing context: `vaBeginPicture`, a
 /// `VAProcPipelineParameterBuffer` made from `request` (`vaCreateBuffer`), `vaRenderPicture`,
@@ -152,6 +182,10 @@ static inline VAStatus CVAAPI_process_picture(VADisplay display, VAContextID con
         .filter_flags = request->filter_flags,
         .input_color_properties = request->source_properties,
         .output_color_properties = request->output_properties,
+        .forward_references = request->past,
+        .num_forward_references = request->past_count,
+        .backward_references = request->future,
+        .num_backward_references = request->future_count,
     };
     VABufferID buffer = VA_INVALID_ID;
     VABufferID filters[2] = {VA_INVALID_ID, VA_INVALID_ID};

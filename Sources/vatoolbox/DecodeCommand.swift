@@ -94,17 +94,29 @@ enum DecodeCommand {
         // A scaled picture's aspect ratio is its own (the scale keeps the displayed shape).
         if try parsed.scale() != nil { timing.containerAspectRatio = nil }
         let writer = PictureWriter(output: output, y4m: writesY4M, format: source.formatDescription, timing: timing)
-        let stage = deinterlacer.map { DeinterlacingStage($0, next: writer.add) }
+        var attributes = try parsed.imageBufferAttributes(defaultFormat: pixelFormat)
+        var stage: DeinterlacingStage?
+        if let deinterlacer {
+            // The fields are deinterlaced as decoded (a GPU surface on its GPU), then converted
+            // and scaled: a picture scaled before would mix its fields.
+            stage = DeinterlacingStage(
+                deinterlacer, conversion: DeinterlacingStage.conversion(of: attributes, planar: planar),
+                next: writer.add)
+            attributes = attributes?.toneMapsHDRToSDR == true ? ImageBufferAttributes(toneMapsHDRToSDR: true) : nil
+        }
         let total = [frameLimit, source.streamTiming.frameCount].compactMap { $0 }.min()
         let progress = ProgressBar(total: total)
-        let report = try DecodeLoop.run(
-            source: source, specification: specification,
-            attributes: try parsed.imageBufferAttributes(defaultFormat: pixelFormat), frameLimit: frameLimit,
-            onFrame: { frame throws(CommandFailure) in
+        var report = try DecodeLoop.run(
+            source: source, specification: specification, attributes: attributes, frameLimit: frameLimit,
+            onFrame: { [stage] frame throws(CommandFailure) in
                 if let stage { try stage.add(frame) } else { try writer.add(frame) }
             },
             progress: { progress.update(frames: $0) }, fieldMode: try parsed.fieldMode())
-        try stage?.finish()
+        if let stage {
+            try stage.finish()
+            report.deinterlacingPath = deinterlacer?.path
+            report.pixelTransferPath = stage.transferPath
+        }
         progress.finish(frames: report.frames)
         try output?.flush()
         let lines = summary(report, source: source, output: output, y4m: writesY4M, deinterlacer: deinterlacer)
@@ -142,7 +154,8 @@ enum DecodeCommand {
         if let deinterlacer {
             lines.append(
                 "deinterlaced: \(deinterlacer.method.rawValue), a picture per \(deinterlacer.rate.rawValue) "
-                    + "(libavfilter, on the CPU)")
+                    + (deinterlacer.path == .gpu
+                        ? "(VA-API motion-adaptive deinterlacing, on the GPU)" : "(libavfilter, on the CPU)"))
         }
         for problem in source.diagnostics.prefix(3) { lines.append("warning: \(problem.reason)") }
         return lines
@@ -219,17 +232,37 @@ final class ProgressBar {
 }
 
 /// Passes each decoded picture through a ``Deinterlacer`` and its progressive pictures on, numbered
-/// anew. Touched only from the session's serial output handler, and by the main thread after the
-/// session has finished.
+/// anew, converted to the format and size asked for (a ``PixelTransferSession``: on the GPU for a
+/// GPU surface where the driver can). Touched only from the session's serial output handler, and
+/// by the main thread after the session has finished.
 final class DeinterlacingStage: @unchecked Sendable {
     private let deinterlacer: Deinterlacer
+    private let conversion: (format: PixelFormat, width: Int?, height: Int?)?
+    private let transfer = PixelTransferSession()
     private let next: (DecodedFrame) throws(CommandFailure) -> Void
     private var count = 0
     private var damaged = false
 
-    init(_ deinterlacer: Deinterlacer, next: @escaping (DecodedFrame) throws(CommandFailure) -> Void) {
+    init(
+        _ deinterlacer: Deinterlacer, conversion: (format: PixelFormat, width: Int?, height: Int?)?,
+        next: @escaping (DecodedFrame) throws(CommandFailure) -> Void
+    ) {
         self.deinterlacer = deinterlacer
+        self.conversion = conversion
         self.next = next
+    }
+
+    /// Where the last picture was converted; nil when none was.
+    var transferPath: PixelTransferPath? { conversion == nil ? nil : transfer.lastTransferPath }
+
+    /// The conversion after deinterlacing that `attributes` ask of the session's pictures: their
+    /// format (`planar`, the stream's planar layout, when only a size is asked) and size.
+    static func conversion(
+        of attributes: ImageBufferAttributes?, planar: PixelFormat
+    ) -> (format: PixelFormat, width: Int?, height: Int?)? {
+        guard let attributes, attributes.pixelFormat != nil || attributes.width != nil || attributes.height != nil
+        else { return nil }
+        return (attributes.pixelFormat ?? planar, attributes.width, attributes.height)
     }
 
     func add(_ frame: DecodedFrame) throws(CommandFailure) {
@@ -253,9 +286,18 @@ final class DeinterlacingStage: @unchecked Sendable {
 
     private func pass(_ outputs: [Deinterlacer.Output]) throws(CommandFailure) {
         for output in outputs {
+            var image = output.image
+            if let conversion {
+                do throws(VTError) {
+                    image = try transfer.transferImage(
+                        image, pixelFormat: conversion.format, width: conversion.width, height: conversion.height)
+                } catch {
+                    throw CommandFailure(error)
+                }
+            }
             try next(
                 DecodedFrame(
-                    index: count, position: count, image: output.image,
+                    index: count, position: count, image: image,
                     presentationTimeStamp: output.presentationTimeStamp, releasedAt: .invalid, damaged: damaged))
             count += 1
         }

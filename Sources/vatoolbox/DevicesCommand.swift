@@ -14,7 +14,7 @@ enum DevicesCommand {
         string) and the decode profiles VAToolbox can use (H.264, HEVC, AV1, VP9, VP8, MPEG-2) with
         their size limits and bit depths, and its video processing: the formats VAToolbox converts
         to on the GPU (or why it does not), whether it tone maps HDR10 to SDR there, what the
-        driver writes, its filters and colour standards. When no node is usable, says why (no /dev/dri, permission denied, no VA driver).
+        driver writes, its filters, deinterlacers and colour standards. When no node is usable, says why (no /dev/dri, permission denied, no VA driver).
 
           --device PATH   describe only this node (default: VATOOLBOX_RENDER_NODE, else all)
           --json          print one JSON object (schema "devices", version 1, in Docs/CLI.md):
@@ -24,7 +24,9 @@ enum DevicesCommand {
                           "max_width", "max_height", "bit_depths", "error"}], "video_processing":
                           {"converts_to", "unavailable_reason", "output_fourccs", "filters",
                           "input_color_standards", "output_color_standards", "min_size",
-                          "max_size", "tone_maps_hdr10_to_sdr"}}]}
+                          "max_size", "tone_maps_hdr10_to_sdr", "deinterlacing",
+                          "motion_adaptive_references": {"before", "after"},
+                          "deinterlaces_with_bwdif"}}]}
 
         exit status: 0 at least one node decodes video, 1 none does (the listing says why), 2 bad usage
         """
@@ -109,6 +111,15 @@ enum DevicesCommand {
         lines.append("    writes \(processing.outputFourCCs.joined(separator: ", "))\(sizes)")
         lines.append(
             "    filters: \(processing.filters.isEmpty ? "none" : processing.filters.joined(separator: ", "))")
+        if !processing.deinterlacingAlgorithms.isEmpty {
+            var line = "    deinterlacing: " + processing.deinterlacingAlgorithms.joined(separator: ", ")
+            if let references = processing.motionAdaptiveReferences {
+                line +=
+                    " (motion adaptive: \(references.before) before, \(references.after) after; bwdif on the "
+                    + (processing.deinterlacesWithBwdif ? "GPU)" : "CPU)")
+            }
+            lines.append(line)
+        }
         lines.append(
             "    colour standards in: \(processing.inputColorStandards.joined(separator: ", ")); out: "
                 + processing.outputColorStandards.joined(separator: ", "))
@@ -180,6 +191,14 @@ enum DevicesCommand {
                         ("min_size", processing.minimumSize.map { JSON.int($0) } ?? .null),
                         ("max_size", processing.maximumSize.map { JSON.int($0) } ?? .null),
                         ("tone_maps_hdr10_to_sdr", .bool(processing.toneMapsHDR10ToSDR)),
+                        ("deinterlacing", strings(processing.deinterlacingAlgorithms)),
+                        (
+                            "motion_adaptive_references",
+                            processing.motionAdaptiveReferences.map { references in
+                                .object([("before", .int(references.before)), ("after", .int(references.after))])
+                            } ?? .null
+                        ),
+                        ("deinterlaces_with_bwdif", .bool(processing.deinterlacesWithBwdif)),
                     ])
                 ))
         }

@@ -6,8 +6,8 @@ import VAToolbox
 enum FrameMD5Command {
     static let usage = """
         usage: vatoolbox framemd5 INPUT [--pixel-format FOURCC] [--scale WxH] [--field-mode MODE] [--tonemap]
-                                        [--hwaccel auto|vaapi|none] [--device PATH] [--threads N] [--track N]
-                                        [--frame-rate RATE] [-o OUT]
+                                        [--deinterlace bwdif|yadif[-field]] [--hwaccel auto|vaapi|none]
+                                        [--device PATH] [--threads N] [--track N] [--frame-rate RATE] [-o OUT]
 
         Decodes INPUT (raw .264/.265 Annex B, IVF, .obu, .m2v, MP4, MKV/WebM, TS …; - for standard input;
         H.264, HEVC, AV1, VP9, VP8 or MPEG-2) and prints one line
@@ -22,6 +22,10 @@ enum FrameMD5Command {
               --field-mode MODE    the session's field mode: both (as decoded), top or bottom (one field,
                                    ffmpeg's -vf field=type=…), single (the top one), deinterlace (the
                                    vertical filter, ffmpeg's -vf pp=lb)
+              --deinterlace MODE   deinterlace as ffmpeg's -vf MODE=mode=send_frame (or send_field for
+                                   MODE-field) does, then convert and scale: bwdif on the GPU where the
+                                   driver's motion-adaptive deinterlacing takes the next picture, else
+                                   libavfilter's bwdif or yadif on the CPU
               --tonemap            tone map HDR pictures (PQ, HLG) to SDR BT.709 in 8 bits: on the GPU where
                                    the driver can, else ffmpeg's -vf zscale=t=linear:npl=100,format=gbrpf32le,
                                    zscale=p=bt709,tonemap=tonemap=hable:desat=0,zscale=t=bt709:m=bt709:r=tv,
@@ -42,27 +46,47 @@ enum FrameMD5Command {
     static func run(_ arguments: [String]) throws(CommandFailure) {
         let parsed = try ParsedArguments.parse(
             arguments,
-            options: decoderOptions + inputOptions + pictureOptions + [OptionSpec(name: "output", short: "o")])
+            options: decoderOptions + inputOptions + pictureOptions + [
+                OptionSpec(name: "output", short: "o"), OptionSpec(name: "deinterlace"),
+            ])
         if parsed.wantsHelp {
             print(usage)
             return
         }
         let path = try parsed.singleInput()
         let specification = try parsed.decoderSpecification()
-        let attributes = try parsed.imageBufferAttributes()
+        var attributes = try parsed.imageBufferAttributes()
         let fieldMode = try parsed.fieldMode()
+        let deinterlacer = try parsed.values["deinterlace"].map(DecodeCommand.deinterlacer(named:))
         let source = try openInput(path, track: try parsed.track(), frameRate: try parsed.frameRate())
         let output = try OutputFile(path: parsed.values["output"] ?? "-")
         var timing = source.streamTiming
         // A scaled picture's aspect ratio is its own (the scale keeps the displayed shape), as
         // the header of ffmpeg's -s output says; the container's is for the decoded size.
         if attributes?.width != nil || attributes?.height != nil { timing.containerAspectRatio = nil }
+        if deinterlacer?.rate == .field { timing.frameRate.num *= 2 }
         let hasher = FrameHasher(
-            output: output, timing: timing, reorderDelay: source.formatDescription.stream.maxNumReorderFrames)
+            output: output, timing: timing,
+            reorderDelay: deinterlacer == nil ? source.formatDescription.stream.maxNumReorderFrames : 0)
+        var stage: DeinterlacingStage?
+        if let deinterlacer {
+            let planar = DecompressionSession.planarPixelFormat(for: source.formatDescription)
+            stage = DeinterlacingStage(
+                deinterlacer, conversion: DeinterlacingStage.conversion(of: attributes, planar: planar),
+                next: hasher.add)
+            attributes = attributes?.toneMapsHDRToSDR == true ? ImageBufferAttributes(toneMapsHDRToSDR: true) : nil
+        }
         var report = try DecodeLoop.run(
-            source: source, specification: specification,
-            attributes: attributes, onFrame: { frame throws(CommandFailure) in try hasher.add(frame) },
+            source: source, specification: specification, attributes: attributes,
+            onFrame: { [stage] frame throws(CommandFailure) in
+                if let stage { try stage.add(frame) } else { try hasher.add(frame) }
+            },
             onSample: { hasher.record($0) }, fieldMode: fieldMode)
+        if let stage {
+            try stage.finish()
+            report.deinterlacingPath = deinterlacer?.path
+            report.pixelTransferPath = stage.transferPath
+        }
         report.addUnreadablePictures(hasher.unreadable)
         try output.flush()
         guard report.frames > 0 else { throw .input("\(path): no picture could be decoded") }

@@ -53,7 +53,10 @@ static const uint32_t test_output_fourccs[] = {
 //   ddi_vp_functions.cpp DdiVpFunctions::m_vpSupportedFilters), each kept when its caps count is
 //   not 0; HVS noise reduction and HDR tone mapping as on a TGL-class part (FtrHVSDenoise, FtrHDR).
 // - Deinterlacing Bob, MotionAdaptive, MotionCompensated, no Weave (DdiVpFunctions::
-//   QueryDeinterlacingCapsAttrib).
+//   QueryDeinterlacingCapsAttrib). The motion-adaptive ones take no reference pictures: the
+//   pipeline caps answer 0 forward and 0 backward whatever the filters (media_libva.cpp
+//   DdiMedia_QueryVideoProcPipelineCaps: DDI_CODEC_NUM_FWD_REF and DDI_CODEC_NUM_BK_REF are 0);
+//   the VEBox keeps the previous field itself. The model does not process them.
 // - Colour standards in and out BT601, BT709, SRGB, STRGB, BT2020, Explicit
 //   (ddi_media_functions.cpp m_vpInputColorStd / m_vpOutputColorStd); pipeline_flags
 //   VA_PROC_PIPELINE_FAST, filter_flags 0, rotations 0/90/180/270, both mirrors, 16…16384
@@ -85,7 +88,11 @@ static const uint32_t ihd_output_fourccs[] = {
 //   vlVaQueryConfigEntrypoints: "Support postprocessing through vl_compositor").
 // - Filters: Deinterlacing only, and only for a valid VPP context, else
 //   VA_STATUS_ERROR_INVALID_CONTEXT (postproc.c vlVaQueryVideoProcFilters).
-// - Deinterlacing Bob, Weave, MotionAdaptive (postproc.c vlVaQueryVideoProcFilterCaps).
+// - Deinterlacing Bob, Weave, MotionAdaptive (postproc.c vlVaQueryVideoProcFilterCaps);
+//   MotionAdaptive takes two past pictures and one future one (postproc.c
+//   vlVaQueryVideoProcPipelineCaps: num_forward_references 2, num_backward_references 1 for a
+//   VAProcDeinterlacingMotionAdaptive filter; vlVaApplyDeint passes forward_references[1],
+//   forward_references[0], the picture and backward_references[0] to vl_deint_filter_render).
 // - Colour standards BT601, BT709, BT2020, Explicit in and out (postproc.c
 //   vlVaQueryVideoProcPipelineCaps, vpp_color_standards); pipeline and filter flags 0; rotations
 //   90/180/270 without the bit for none, both mirrors; sizes from the pipe driver (radeonsi with
@@ -107,7 +114,8 @@ static const uint32_t mesa_output_fourccs[] = {
 //   i965_QueryConfigEntrypoints).
 // - Filters from the platform's table (i965_device_info.c, gen9: NoiseReduction, Deinterlacing,
 //   Sharpening, ColorBalance, SkinToneEnhancement; i965_QueryVideoProcFilters), deinterlacing Bob,
-//   MotionAdaptive, MotionCompensated, never Weave (i965_QueryVideoProcFilterCaps); no HDR.
+//   MotionAdaptive, MotionCompensated, never Weave (i965_QueryVideoProcFilterCaps); no HDR. Its
+//   motion-adaptive references are not modelled (VAToolbox processes nothing on i965, below).
 // - Pipeline caps: flags 0, one colour standard in and out, BT601; rotation, mirroring and the
 //   size limits are never written (i965_QueryVideoProcPipelineCaps).
 // - Output surfaces for a VideoProc config: NV12, I420, YV12, IMC3, YUY2, RGBA, RGBX, BGRA, BGRX,
@@ -132,10 +140,13 @@ static const uint32_t i965_output_fourccs[] = {
 // is not listed; it never fills vtable_vpp (src/vabackend.c __vaDriverInit), so libva answers
 // the three VPP queries with VA_STATUS_ERROR_UNIMPLEMENTED (va/va.c VA_VPP_INVOKE).
 
-// The test personality processes what VAToolbox asks of VPP: conversion, Bob deinterlacing, and
-// HDR10 → SDR tone mapping as iHD lists it.
+// The test personality processes what VAToolbox asks of VPP: conversion, Bob and
+// motion-adaptive deinterlacing (with Mesa's references), and HDR10 → SDR tone mapping as iHD
+// lists it.
 static const VAProcFilterType test_filters[] = {VAProcFilterDeinterlacing, VAProcFilterHighDynamicRangeToneMapping};
-static const VAProcDeinterlacingType test_deinterlacing[] = {VAProcDeinterlacingBob};
+static const VAProcDeinterlacingType test_deinterlacing[] = {
+    VAProcDeinterlacingBob, VAProcDeinterlacingMotionAdaptive,
+};
 
 static const VATBProcessing test_processing = {
     .available = true,
@@ -143,6 +154,8 @@ static const VATBProcessing test_processing = {
     .filter_count = COUNT(test_filters),
     .deinterlacing = test_deinterlacing,
     .deinterlacing_count = COUNT(test_deinterlacing),
+    .motion_adaptive_past_references = 2,
+    .motion_adaptive_future_references = 1,
     .hdr_tone_mapping_flags = VA_TONE_MAPPING_HDR_TO_SDR,
     .color_standards = test_color_standards,
     .color_standard_count = COUNT(test_color_standards),
@@ -258,6 +271,8 @@ static const VATBPersonality personalities[] = {
             .filter_count = COUNT(mesa_filters),
             .deinterlacing = mesa_deinterlacing,
             .deinterlacing_count = COUNT(mesa_deinterlacing),
+            .motion_adaptive_past_references = 2,
+            .motion_adaptive_future_references = 1,
             .color_standards = mesa_color_standards,
             .color_standard_count = COUNT(mesa_color_standards),
             .output_fourccs = mesa_output_fourccs,

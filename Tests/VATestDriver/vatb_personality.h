@@ -34,6 +34,10 @@ typedef struct VATBProcessing {
     unsigned int filter_count;
     const VAProcDeinterlacingType *deinterlacing;
     unsigned int deinterlacing_count;
+    /// What vaQueryVideoProcPipelineCaps answers for a VAProcDeinterlacingMotionAdaptive filter:
+    /// the past (forward) and future (backward) reference pictures it takes. The model processes
+    /// motion-adaptive deinterlacing only with a future reference (bwdif needs the next picture).
+    uint8_t motion_adaptive_past_references, motion_adaptive_future_references;
     /// The HDR tone mapping filter's caps: one VAProcFilterCapHighDynamicRange of HDR10 metadata
     /// with these VA_TONE_MAPPING_* flags; 0 when the filter is not listed.
     uint16_t hdr_tone_mapping_flags;

@@ -1410,8 +1410,8 @@ static VAStatus vatb_RenderPicture(VADriverContextP ctx, VAContextID context_id,
                 status = VA_STATUS_ERROR_INVALID_BUFFER;
             } else {
                 const VAProcPipelineParameterBuffer *parameters = (const VAProcPipelineParameterBuffer *)buffer->data;
-                vatb_vpp_take_pipeline(parameters, &context->pipeline);
-                context->has_pipeline = true;
+                context->has_pipeline = vatb_vpp_take_pipeline(parameters, &context->pipeline);
+                if (!context->has_pipeline) status = VA_STATUS_ERROR_INVALID_PARAMETER;
                 // The filters are buffers the pipeline names, read now as iHD reads them
                 // (ddi_vp_functions.cpp DdiSetProcFilterHdrTmParams at vaRenderPicture).
                 for (unsigned int f = 0; status == VA_STATUS_SUCCESS && f < parameters->num_filters; f++) {
@@ -1466,16 +1466,21 @@ static void stamp_picture(Surface *surface, const char *magic, const Context *co
     write_u32(stamp + 32, context->hashed_bytes);
 }
 
+// The pixels of a surface, as the reference pictures and video processing take them.
+static VATBPictureTarget picture_target(const Surface *surface) {
+    return (VATBPictureTarget){
+        .data = surface->data, .fourcc = surface->fourcc, .width = surface->width, .height = surface->height,
+        .pitch = surface->pitch, .chroma_offset = surface->chroma_offset,
+    };
+}
+
 // Reference mode: the picture libavcodec decoded from the same slice data replaces the stamp
 // (Docs/TestVADriver.md, "Real pixels"). Without one (a hidden VP9 frame) the stamp stays. AV1
 // with film grain: the render target gets the picture without grain, the display surface the one
 // with it, as a GPU writes them (see take_av1_picture_parameters).
 static void fill_reference_picture(Driver *driver, Surface *surface, uint64_t hash, bool film_grain) {
     if (driver->reference == NULL) return;
-    VATBPictureTarget target = {
-        .data = surface->data, .fourcc = surface->fourcc, .width = surface->width, .height = surface->height,
-        .pitch = surface->pitch, .chroma_offset = surface->chroma_offset,
-    };
+    VATBPictureTarget target = picture_target(surface);
     surface->described = vatb_reference_pictures_fill(driver->reference, hash, film_grain, &target, &surface->description);
     if (!surface->described && driver->trace) {
         fprintf(stderr, "vatb: no reference picture for hash %016llx\n", (unsigned long long)hash);
@@ -1500,24 +1505,35 @@ static VAStatus end_processing(Driver *driver, Context *context, Surface *target
             return VA_STATUS_ERROR_INVALID_PARAMETER;
         }
     }
-    VATBPictureTarget from = {
-        .data = source->data, .fourcc = source->fourcc, .width = source->width, .height = source->height,
-        .pitch = source->pitch, .chroma_offset = source->chroma_offset,
-    };
-    VATBPictureTarget to = {
-        .data = target->data, .fourcc = target->fourcc, .width = target->width, .height = target->height,
-        .pitch = target->pitch, .chroma_offset = target->chroma_offset,
-    };
-    VAStatus status = vatb_vpp_process(&driver->personality->processing, &context->pipeline, &from, &to);
+    // Every reference named must be a surface other than the target; the nearest past and future
+    // ones are the model's (vatb_vpp_process).
+    const VATBPipeline *pipeline = &context->pipeline;
+    Surface *previous = NULL, *next = NULL;
+    for (unsigned int i = 0; i < pipeline->past_count + pipeline->future_count; i++) {
+        bool past = i < pipeline->past_count;
+        Surface *reference = table_get(
+            &driver->surfaces, past ? pipeline->past[i] : pipeline->future[i - pipeline->past_count]);
+        if (reference == NULL || reference == target) return VA_STATUS_ERROR_INVALID_SURFACE;
+        if (i == 0 && past) previous = reference;
+        if (i == pipeline->past_count) next = reference;
+    }
+    VATBPictureTarget from = picture_target(source), before, after;
+    VATBPictureTarget to = picture_target(target);
+    if (previous != NULL) before = picture_target(previous);
+    if (next != NULL) after = picture_target(next);
+    VAStatus status = vatb_vpp_process(
+        &driver->personality->processing, pipeline, &from, previous != NULL ? &before : NULL,
+        next != NULL ? &after : NULL, &to);
     if (status != VA_STATUS_SUCCESS) return status;
     atomic_fetch_add(&total_processed_pictures, 1);
     target->interlaced = false;
     target->damaged = false;
     target->has_first_field = false;
-    // The processing starts once the source's picture is decoded.
+    // The processing starts once the source's picture (and the next one it reads) is decoded.
     if (driver->latency_ns > 0) {
         uint64_t ready = schedule_picture(driver->latency_ns);
-        target->ready_ns = ready > source->ready_ns ? ready : source->ready_ns + driver->latency_ns;
+        uint64_t inputs = next != NULL && next->ready_ns > source->ready_ns ? next->ready_ns : source->ready_ns;
+        target->ready_ns = ready > inputs ? ready : inputs + driver->latency_ns;
     }
     return VA_STATUS_SUCCESS;
 }
@@ -1988,22 +2004,26 @@ static VAStatus vatb_QueryVideoProcPipelineCaps(
     VATB_INJECT();
     ENTER(ctx);
     status = check_processing_context(driver, context);
-    // The filters asked about must be ones this model processes (FFmpeg's vaapi_vpp.c passes the
-    // tone mapping filter's buffer here).
+    // The filters asked about must be ones the personality lists (FFmpeg's vaapi_vpp.c passes the
+    // tone mapping filter's buffer here, its deinterlace_vaapi the deinterlacing one); one it lists
+    // but this model does not process (UNIMPLEMENTED) is answered as its driver answers, and
+    // refused when a picture asks for it.
+    VATBPipeline scratch;
+    memset(&scratch, 0, sizeof(scratch));
     for (unsigned int i = 0; status == VA_STATUS_SUCCESS && i < num_filters; i++) {
         const Buffer *filter = filters == NULL ? NULL : table_get(&driver->buffers, filters[i]);
-        VATBPipeline scratch;
-        memset(&scratch, 0, sizeof(scratch));
         status = filter == NULL || filter->type != VAProcFilterParameterBufferType
             ? VA_STATUS_ERROR_INVALID_BUFFER
             : vatb_vpp_take_filter(&driver->personality->processing, filter->data, filter->element_size, &scratch);
-        if (status != VA_STATUS_SUCCESS && status != VA_STATUS_ERROR_INVALID_BUFFER) {
+        if (status == VA_STATUS_ERROR_UNIMPLEMENTED) {
+            status = VA_STATUS_SUCCESS;
+        } else if (status != VA_STATUS_SUCCESS && status != VA_STATUS_ERROR_INVALID_BUFFER) {
             status = VA_STATUS_ERROR_UNSUPPORTED_FILTER;
         }
     }
     if (status == VA_STATUS_SUCCESS) {
         status = vatb_vpp_query_pipeline_caps(
-            &driver->personality->processing, (unsigned int)driver->max_width, pipeline_caps);
+            &driver->personality->processing, (unsigned int)driver->max_width, scratch.motion_adaptive, pipeline_caps);
     }
     LEAVE();
 }

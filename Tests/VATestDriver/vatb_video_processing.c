@@ -32,9 +32,19 @@ static const char tone_mapping_filters[] =
     "zscale=t=linear:npl=100,format=gbrpf32le,zscale=p=bt709,tonemap=tonemap=hable:desat=0,"
     "zscale=t=bt709:m=bt709:r=tv,format=yuv420p";
 
-void vatb_vpp_take_pipeline(const VAProcPipelineParameterBuffer *parameters, VATBPipeline *out) {
+bool vatb_vpp_take_pipeline(const VAProcPipelineParameterBuffer *parameters, VATBPipeline *out) {
     memset(out, 0, sizeof(*out));
     out->parameters = *parameters;
+    if (parameters->num_forward_references > VATB_MAX_REFERENCES
+        || parameters->num_backward_references > VATB_MAX_REFERENCES
+        || (parameters->num_forward_references > 0 && parameters->forward_references == NULL)
+        || (parameters->num_backward_references > 0 && parameters->backward_references == NULL)) {
+        return false;
+    }
+    out->past_count = parameters->num_forward_references;
+    out->future_count = parameters->num_backward_references;
+    for (unsigned int i = 0; i < out->past_count; i++) out->past[i] = parameters->forward_references[i];
+    for (unsigned int i = 0; i < out->future_count; i++) out->future[i] = parameters->backward_references[i];
     if (parameters->surface_region != NULL) {
         out->surface_region = *parameters->surface_region;
         out->has_surface_region = true;
@@ -52,6 +62,7 @@ void vatb_vpp_take_pipeline(const VAProcPipelineParameterBuffer *parameters, VAT
     out->parameters.additional_outputs = NULL;
     out->parameters.blend_state = NULL;
     out->parameters.output_hdr_metadata = NULL;
+    return true;
 }
 
 VAStatus vatb_vpp_take_filter(const VATBProcessing *processing, const void *data, size_t size, VATBPipeline *out) {
@@ -70,9 +81,13 @@ VAStatus vatb_vpp_take_filter(const VATBProcessing *processing, const void *data
             algorithm_listed = algorithm_listed || processing->deinterlacing[i] == filter.algorithm;
         }
         if (!algorithm_listed) return VA_STATUS_ERROR_UNSUPPORTED_FILTER;
-        // Only Bob, the single-picture deinterlacer, is modelled: the others take reference frames.
-        if (filter.algorithm != VAProcDeinterlacingBob) return VA_STATUS_ERROR_UNIMPLEMENTED;
+        // Bob, the single-picture deinterlacer, is modelled, and motion-adaptive deinterlacing
+        // where the personality takes the next picture for it; the others are not.
+        bool motion_adaptive = filter.algorithm == VAProcDeinterlacingMotionAdaptive
+            && processing->motion_adaptive_future_references > 0;
+        if (filter.algorithm != VAProcDeinterlacingBob && !motion_adaptive) return VA_STATUS_ERROR_UNIMPLEMENTED;
         out->deinterlaces = true;
+        out->motion_adaptive = motion_adaptive;
         out->deinterlacing_flags = filter.flags;
         return VA_STATUS_SUCCESS;
     }
@@ -137,7 +152,7 @@ VAStatus vatb_vpp_query_filter_caps(
 }
 
 VAStatus vatb_vpp_query_pipeline_caps(
-    const VATBProcessing *processing, unsigned int driver_max_size, VAProcPipelineCaps *caps
+    const VATBProcessing *processing, unsigned int driver_max_size, bool motion_adaptive, VAProcPipelineCaps *caps
 ) {
     if (caps == NULL) return VA_STATUS_ERROR_INVALID_PARAMETER;
     // The colour-standard lists point at the driver's own static arrays, as both drivers do
@@ -150,8 +165,8 @@ VAStatus vatb_vpp_query_pipeline_caps(
     caps->num_output_color_standards = processing->color_standard_count;
     caps->pipeline_flags = processing->pipeline_flags;
     caps->filter_flags = 0;
-    caps->num_forward_references = 0;
-    caps->num_backward_references = 0;
+    caps->num_forward_references = motion_adaptive ? processing->motion_adaptive_past_references : 0;
+    caps->num_backward_references = motion_adaptive ? processing->motion_adaptive_future_references : 0;
     if (processing->leaves_limits_unset) return VA_STATUS_SUCCESS;
     caps->rotation_flags = processing->rotation_flags;
     caps->mirror_flags = processing->mirror_flags;
@@ -357,38 +372,26 @@ static bool attach_hdr10(AVFrame *frame, const VAHdrMetaDataHDR10 *metadata) {
 }
 
 // The picture through libavfilter's `filters`: tone_mapping_filters (the picture tagged PQ
-// BT.2020 with its HDR10 metadata; a yuv420p BT.709 frame comes out) or the vertical filter
-// (`pp=lb`, the picture as it is; the same format comes out). NULL when libavfilter fails.
+// BT.2020 with its HDR10 metadata; a yuv420p BT.709 frame comes out), the vertical filter
+// (`pp=lb`, the picture as it is; the same format comes out), or a temporal deinterlacer: then
+// `pictures` are the sequence around the picture, sent in order before the end of the stream,
+// and the `wanted`-th picture out is returned. NULL when libavfilter fails.
 static AVFrame *filtered(
-    const VATBPipeline *pipeline, const char *filters, const PlanarPicture *planar, int width, int height, bool full
+    const VATBPipeline *pipeline, const char *filters, const PlanarPicture *const *pictures, int count, int wanted,
+    int width, int height, bool full
 ) {
     bool tone_maps = filters == tone_mapping_filters;
-    AVFrame *input = av_frame_alloc();
     AVFrame *output = av_frame_alloc();
     AVFilterGraph *graph = avfilter_graph_alloc();
     AVFilterInOut *chain_input = avfilter_inout_alloc();
     AVFilterInOut *chain_output = avfilter_inout_alloc();
     AVFilterContext *source = NULL, *sink = NULL;
     bool done = false;
-    if (input == NULL || output == NULL || graph == NULL || chain_input == NULL || chain_output == NULL) goto end;
-    input->format = planar->format;
-    input->width = width;
-    input->height = height;
-    if (av_frame_get_buffer(input, 0) < 0) goto end;
-    av_image_copy(
-        input->data, input->linesize, (const uint8_t **)planar->data, planar->pitch, planar->format, width, height);
-    input->color_range = full ? AVCOL_RANGE_JPEG : AVCOL_RANGE_MPEG;
-    input->chroma_location = chroma_location_of(pipeline->parameters.input_color_properties.chroma_sample_location);
-    if (tone_maps) {
-        input->color_primaries = AVCOL_PRI_BT2020;
-        input->color_trc = AVCOL_TRC_SMPTE2084;
-        input->colorspace = AVCOL_SPC_BT2020_NCL;
-        if (!attach_hdr10(input, &pipeline->hdr10)) goto end;
-    }
+    if (output == NULL || graph == NULL || chain_input == NULL || chain_output == NULL) goto end;
     char arguments[160];
     snprintf(
         arguments, sizeof(arguments), "video_size=%dx%d:pix_fmt=%d:time_base=1/25:pixel_aspect=1/1", width, height,
-        planar->format);
+        pictures[0]->format);
     if (avfilter_graph_create_filter(&source, avfilter_get_by_name("buffer"), "in", arguments, NULL, graph) < 0
         || avfilter_graph_create_filter(&sink, avfilter_get_by_name("buffersink"), "out", NULL, NULL, graph) < 0) {
         goto end;
@@ -398,18 +401,76 @@ static AVFrame *filtered(
     chain_output->name = av_strdup("out");
     chain_output->filter_ctx = sink;
     if (avfilter_graph_parse_ptr(graph, filters, &chain_output, &chain_input, NULL) < 0
-        || avfilter_graph_config(graph, NULL) < 0 || av_buffersrc_add_frame(source, input) < 0
-        || av_buffersrc_add_frame(source, NULL) < 0 || av_buffersink_get_frame(sink, output) < 0) {
+        || avfilter_graph_config(graph, NULL) < 0) {
         goto end;
     }
-    done = output->format == (tone_maps ? AV_PIX_FMT_YUV420P : planar->format);
+    for (int i = 0; i < count; i++) {
+        AVFrame *input = av_frame_alloc();
+        if (input == NULL) goto end;
+        input->format = pictures[i]->format;
+        input->width = width;
+        input->height = height;
+        input->pts = i;
+        if (av_frame_get_buffer(input, 0) < 0) {
+            av_frame_free(&input);
+            goto end;
+        }
+        av_image_copy(
+            input->data, input->linesize, (const uint8_t **)pictures[i]->data, pictures[i]->pitch,
+            pictures[i]->format, width, height);
+        input->color_range = full ? AVCOL_RANGE_JPEG : AVCOL_RANGE_MPEG;
+        input->chroma_location =
+            chroma_location_of(pipeline->parameters.input_color_properties.chroma_sample_location);
+        if (tone_maps) {
+            input->color_primaries = AVCOL_PRI_BT2020;
+            input->color_trc = AVCOL_TRC_SMPTE2084;
+            input->colorspace = AVCOL_SPC_BT2020_NCL;
+            if (!attach_hdr10(input, &pipeline->hdr10)) {
+                av_frame_free(&input);
+                goto end;
+            }
+        }
+        int sent = av_buffersrc_add_frame(source, input);
+        av_frame_free(&input);
+        if (sent < 0) goto end;
+    }
+    if (av_buffersrc_add_frame(source, NULL) < 0) goto end;
+    for (int i = 0; i <= wanted; i++) {
+        av_frame_unref(output);
+        if (av_buffersink_get_frame(sink, output) < 0) goto end;
+    }
+    done = output->format == (tone_maps ? AV_PIX_FMT_YUV420P : pictures[0]->format);
 end:
     avfilter_inout_free(&chain_input);
     avfilter_inout_free(&chain_output);
     avfilter_graph_free(&graph);
-    av_frame_free(&input);
     if (!done) av_frame_free(&output);
     return output;
+}
+
+// The source's deinterlaced picture by the model of motion-adaptive deinterlacing: libavfilter's
+// `bwdif` over the previous, this and the next picture (those there are), each field's picture
+// out (`send_field`) with the field order the flags give, as the CPU path's Deinterlacer runs it
+// over the whole sequence (`parity=auto` reads the same order from the picture). A picture's
+// output depends on those three pictures only, so this is the sequence's picture byte for byte.
+// The flags name the field: VA_DEINTERLACING_BOTTOM_FIELD for the bottom one, which is the
+// second of a top-field-first picture and the first of a bottom-field-first one.
+static AVFrame *deinterlaced_temporally(
+    const VATBPipeline *pipeline, const PlanarPicture *previous, const PlanarPicture *current,
+    const PlanarPicture *next, int width, int height, bool full
+) {
+    bool bottom_first = pipeline->deinterlacing_flags & VA_DEINTERLACING_BOTTOM_FIELD_FIRST;
+    bool bottom = pipeline->deinterlacing_flags & VA_DEINTERLACING_BOTTOM_FIELD;
+    char filters[64];
+    snprintf(filters, sizeof(filters), "bwdif=mode=send_field:parity=%s:deint=all", bottom_first ? "bff" : "tff");
+    const PlanarPicture *pictures[3];
+    int count = 0;
+    if (previous != NULL) pictures[count++] = previous;
+    pictures[count++] = current;
+    if (next != NULL) pictures[count++] = next;
+    // Two pictures out per picture in: the previous one's come first.
+    int wanted = (previous != NULL ? 2 : 0) + (bottom != bottom_first ? 1 : 0);
+    return filtered(pipeline, filters, pictures, count, wanted, width, height, full);
 }
 
 // Whether the pipeline's output is SDR BT.709: the standard, or explicit BT.709 primaries and
@@ -423,7 +484,7 @@ static bool writes_bt709(const VAProcPipelineParameterBuffer *parameters) {
 
 VAStatus vatb_vpp_process(
     const VATBProcessing *processing, const VATBPipeline *pipeline, const VATBPictureTarget *source,
-    const VATBPictureTarget *destination
+    const VATBPictureTarget *previous, const VATBPictureTarget *next, const VATBPictureTarget *destination
 ) {
     const VAProcPipelineParameterBuffer *parameters = &pipeline->parameters;
     unsigned int filters = (pipeline->tone_maps ? 1u : 0u) + (pipeline->deinterlaces ? 1u : 0u);
@@ -484,18 +545,44 @@ VAStatus vatb_vpp_process(
     if (scaling == VA_FILTER_SCALING_HQ) flags = processing->hq_scaling_is_lanczos ? SWS_LANCZOS : SWS_BICUBIC;
     if (scaling == VA_FILTER_SCALING_NL_ANAMORPHIC && processing->hq_scaling_is_lanczos) flags = SWS_LANCZOS;
 
-    PlanarPicture planar;
+    // The references are the source's size and format, and read from the same region.
+    const VATBPictureTarget *references[2] = {previous, next};
+    for (int i = 0; i < 2; i++) {
+        if (references[i] == NULL) continue;
+        if (!pipeline->motion_adaptive) return VA_STATUS_ERROR_INVALID_PARAMETER;
+        if (references[i]->fourcc != source->fourcc || references[i]->width != source->width
+            || references[i]->height != source->height) {
+            return VA_STATUS_ERROR_INVALID_SURFACE;
+        }
+    }
+    PlanarPicture planar, before = {0}, after = {0};
     if (!unpack(source, &input, &planar)) return VA_STATUS_ERROR_ALLOCATION_FAILED;
+    if ((previous != NULL && !unpack(previous, &input, &before)) || (next != NULL && !unpack(next, &input, &after))) {
+        free(planar.memory);
+        free(before.memory);
+        return VA_STATUS_ERROR_ALLOCATION_FAILED;
+    }
     AVFrame *mapped = NULL;
-    // Bob deinterlaces 8-bit pictures here, as the CPU path's vertical filter does.
+    // Deinterlacing takes 8-bit pictures here, as the CPU path's filters do.
     if (pipeline->deinterlaces && (pipeline->tone_maps || planar.format != AV_PIX_FMT_YUV420P)) {
         free(planar.memory);
+        free(before.memory);
+        free(after.memory);
         return VA_STATUS_ERROR_UNIMPLEMENTED;
     }
-    if (pipeline->tone_maps || pipeline->deinterlaces) {
+    if (pipeline->motion_adaptive) {
+        mapped = deinterlaced_temporally(
+            pipeline, previous != NULL ? &before : NULL, &planar, next != NULL ? &after : NULL, input.width,
+            input.height, source_full);
+    } else if (pipeline->tone_maps || pipeline->deinterlaces) {
+        const PlanarPicture *pictures[1] = {&planar};
         mapped = filtered(
-            pipeline, pipeline->tone_maps ? tone_mapping_filters : "pp=lb", &planar, input.width, input.height,
+            pipeline, pipeline->tone_maps ? tone_mapping_filters : "pp=lb", pictures, 1, 0, input.width, input.height,
             source_full);
+    }
+    free(before.memory);
+    free(after.memory);
+    if (pipeline->tone_maps || pipeline->deinterlaces) {
         if (mapped == NULL) {
             free(planar.memory);
             return VA_STATUS_ERROR_OPERATION_FAILED;

@@ -3,8 +3,9 @@ import Testing
 
 @testable import VAToolbox
 
-/// `vatoolbox decode --deinterlace MODE` (issue 23): the bytes of the ffmpeg CLI's `-vf MODE`, on
-/// the CPU and, the pictures read back from the GPU, on the test driver under every personality.
+/// `vatoolbox decode|framemd5 --deinterlace MODE` and `--field-mode` (issue 23): the bytes of the
+/// ffmpeg CLI's `-vf MODE`, on the CPU and on the test driver under every personality (on its GPU
+/// where the driver can, else read back).
 @Suite(.enabled(if: CommandRunner.hasFFmpeg && CommandRunner.hasTool))
 struct CommandLineDeinterlaceTests {
     static let cases: [(fixture: String, mode: String)] = [
@@ -42,17 +43,106 @@ struct CommandLineDeinterlaceTests {
         #expect(run.standardError.contains("deinterlaced: \(mode.hasPrefix("bwdif") ? "bwdif" : "yadif")"))
     }
 
-    @Test(.enabled(if: TestVADriver.isBuilt), arguments: cases.prefix(2), TestVADriver.personalities)
-    func theGPUsPicturesAreTheCPUs(_ testCase: (fixture: String, mode: String), _ personality: String?) throws {
-        var extra = ["VATB_REFERENCE_STREAM": TestData.fixtures.appendingPathComponent(testCase.fixture).path]
-        extra["VATB_PERSONALITY"] = personality
-        let gpu = try Self.vatoolbox(
-            testCase.fixture, mode: testCase.mode, hwaccel: "vaapi",
-            environment: TestVADriver.subprocessEnvironment(extra))
+    /// `framemd5 --deinterlace MODE`: the whole text of ffmpeg's `-f framemd5` with `-vf MODE`
+    /// (times, sizes and hashes of every picture, both fields' at the field rate).
+    @Test(arguments: cases)
+    func frameMD5WithATemporalModeEqualsFFmpegs(_ fixture: String, _ mode: String) throws {
+        let ours = try Self.frameMD5(fixture, ["--deinterlace", mode], hwaccel: "none")
+        #expect(ours.status == 0, "\(ours.standardError)")
+        let filter = mode.hasSuffix("-field") ? "\(mode.dropLast(6))=mode=send_field" : "\(mode)=mode=send_frame"
+        let theirs = try CommandRunner.ffmpeg(
+            ["-threads", "1", "-i", TestData.fixtures.appendingPathComponent(fixture).path, "-vf", filter] + [
+                "-f", "framemd5", "-",
+            ])
+        #expect(theirs.status == 0)
+        #expect(Self.lines(ours.text) == Self.lines(theirs.text), "\(fixture) \(mode)")
+        #expect(Self.lines(ours.text).count > 20)
+    }
+
+    static func lines(_ text: String) -> [Substring] {
+        text.split(separator: "\n").filter { !$0.hasPrefix("#software") }
+    }
+
+    /// The temporal modes on the test driver under every personality (issue 23, item 3): the
+    /// CPU's text, byte for byte. bwdif runs on the GPU where the driver's motion-adaptive
+    /// deinterlacing takes the next picture (the test driver's own, Mesa's), each field one
+    /// processed picture (the driver counts them); elsewhere, and for yadif, on the CPU, and the
+    /// tool says why.
+    @Test(.enabled(if: TestVADriver.isBuilt), arguments: cases, TestVADriver.personalities)
+    func temporalModesOnTheDriverEqualTheCPUs(_ testCase: (fixture: String, mode: String), _ personality: String?)
+        throws
+    {
+        // The GPU's pictures are NV12 and the CPU's planar: both hashed as I420.
+        let options = ["--deinterlace", testCase.mode, "--pixel-format", "y420"]
+        let gpu = try Self.frameMD5(
+            testCase.fixture, options, hwaccel: "vaapi", personality: personality, extra: ["VATB_LIVE_REPORT": "1"])
         #expect(gpu.status == 0, "\(gpu.standardError)")
-        #expect(gpu.standardError.contains("VA-API"), "decoded on the GPU: \(gpu.standardError)")
-        let cpu = try Self.vatoolbox(testCase.fixture, mode: testCase.mode, hwaccel: "none")
-        #expect(!gpu.standardOutput.isEmpty && gpu.standardOutput == cpu.standardOutput)
+        VATestDriverTests.RealPixels.expectDecodedOnTheDriver(gpu.standardError, testCase.fixture)
+        let cpu = try Self.frameMD5(testCase.fixture, options, hwaccel: "none")
+        #expect(!gpu.text.isEmpty && gpu.text == cpu.text, "\(testCase) \(personality ?? "driver")")
+        let line = gpu.standardError.split(separator: "\n").first { $0.hasPrefix("deinterlacing: ") } ?? ""
+        let pictures = Self.lines(gpu.text).filter { !$0.hasPrefix("#") }.count
+        let processed = VATestDriverTests.RealPixels.liveReport(gpu.standardError)?["processed_pictures"]
+        let onTheCPU = "deinterlacing: libavfilter on the CPU — "
+        switch (personality, testCase.mode.hasPrefix("bwdif")) {
+        case (nil, true), ("mesa", true):
+            #expect(line == "deinterlacing: on the GPU (VA-API video processing)", "\(gpu.standardError)")
+            #expect(processed == pictures, "one processed picture per field put out: \(gpu.standardError)")
+        case (_, false):
+            #expect(
+                line == onTheCPU + "yadif runs on the CPU (the GPU's motion-adaptive deinterlacing stands in for bwdif)"
+            )
+            #expect(processed == 0)
+        case ("ihd", true):
+            #expect(
+                line == onTheCPU
+                    + "the iHD driver's motion-adaptive deinterlacing takes no next picture, which bwdif needs")
+            #expect(processed == 0)
+        default:
+            #expect(line.hasPrefix(onTheCPU + "the \(personality ?? "")"), "\(line)")
+            #expect(processed == 0)
+        }
+    }
+
+    /// After deinterlacing on the GPU, the conversion and scale run there too, and the pictures are
+    /// those of ffmpeg's `-vf bwdif=mode=send_field -s 160x128 -pix_fmt bgra`.
+    @Test(.enabled(if: TestVADriver.isBuilt), arguments: [nil, "mesa"] as [String?])
+    func aGPUDeinterlacedPictureIsConvertedOnTheGPU(_ personality: String?) throws {
+        let fixture = "mpeg2-interlaced.ts"
+        let options = ["--deinterlace", "bwdif-field", "--pixel-format", "BGRA", "--scale", "160x128"]
+        let gpu = try Self.frameMD5(fixture, options, hwaccel: "vaapi", personality: personality)
+        #expect(gpu.status == 0, "\(gpu.standardError)")
+        #expect(gpu.standardError.contains("deinterlacing: on the GPU (VA-API video processing)"))
+        #expect(gpu.standardError.contains("conversion: on the GPU (VA-API video processing)"))
+        let theirs = try CommandRunner.ffmpeg([
+            "-threads", "1", "-i", TestData.fixtures.appendingPathComponent(fixture).path, "-vf",
+            "bwdif=mode=send_field", "-s", "160x128", "-pix_fmt", "bgra", "-f", "framemd5", "-",
+        ])
+        #expect(Self.lines(gpu.text) == Self.lines(theirs.text))
+        #expect(Self.lines(gpu.text).filter { !$0.hasPrefix("#") }.count == 48)
+    }
+
+    /// A GPU deinterlacing call that fails moves deinterlacing to the CPU from that picture on:
+    /// the same text (pictures and times), and the reason. The vertical filter (VA's Bob) at the
+    /// 5th processed picture; bwdif (VA's motion-adaptive deinterlacing) at the first call,
+    /// mid-stream and at the last.
+    @Test(
+        .enabled(if: TestVADriver.isBuilt),
+        arguments: [
+            (["--field-mode", "deinterlace"], "5"), (["--deinterlace", "bwdif-field"], "1"),
+            (["--deinterlace", "bwdif-field"], "5"), (["--deinterlace", "bwdif-field"], "48"),
+        ])
+    func aFailedGPUDeinterlacingCallMovesItToTheCPU(_ mode: [String], _ failingCall: String) throws {
+        let fixture = "mpeg2-interlaced.ts"
+        let options = mode + ["--pixel-format", "y420"]
+        let cpu = try Self.frameMD5(fixture, options, hwaccel: "none")
+        let gpu = try Self.frameMD5(fixture, options, hwaccel: "vaapi", extra: ["VATB_FAIL_PROCESSING": failingCall])
+        #expect(gpu.status == 0, "\(gpu.standardError)")
+        #expect(!gpu.text.isEmpty && gpu.text == cpu.text)
+        #expect(
+            gpu.standardError.contains(
+                "deinterlacing: libavfilter on the CPU — the driver failed to process the picture (vaEndPicture:"),
+            "\(gpu.standardError)")
     }
 
     /// `framemd5 --field-mode` and `--pixel-format BGRA --scale` (issue 23): the whole text of
@@ -60,6 +150,7 @@ struct CommandLineDeinterlaceTests {
     /// and, from the pictures read back, on the test driver.
     static let frameMD5Cases: [(options: [String], ffmpeg: [String])] = [
         (["--field-mode", "deinterlace"], ["-vf", "pp=lb"]), (["--field-mode", "top"], ["-vf", "field=type=top"]),
+        (["--field-mode", "bottom"], ["-vf", "field=type=bottom"]),
         (["--pixel-format", "BGRA", "--scale", "160x128"], ["-s", "160x128", "-pix_fmt", "bgra"]),
         (
             ["--field-mode", "deinterlace", "--pixel-format", "BGRA", "--scale", "160x128"],
@@ -67,11 +158,13 @@ struct CommandLineDeinterlaceTests {
         ),
     ]
 
-    static func frameMD5(_ fixture: String, _ options: [String], hwaccel: String, personality: String? = nil) throws
-        -> CommandRunner.Result
-    {
+    static func frameMD5(
+        _ fixture: String, _ options: [String], hwaccel: String, personality: String? = nil,
+        extra variables: [String: String] = [:]
+    ) throws -> CommandRunner.Result {
         var extra = ["VATB_REFERENCE_STREAM": TestData.fixtures.appendingPathComponent(fixture).path]
         extra["VATB_PERSONALITY"] = personality
+        extra.merge(variables) { $1 }
         return try CommandRunner.vatoolbox(
             [
                 "framemd5", TestData.fixtures.appendingPathComponent(fixture).path, "--hwaccel", hwaccel, "--device",
@@ -80,7 +173,7 @@ struct CommandLineDeinterlaceTests {
                 + options, environment: hwaccel == "none" ? nil : TestVADriver.subprocessEnvironment(extra))
     }
 
-    @Test(arguments: ["mpeg2-interlaced.ts", "h264-mbaff.264"], 0..<4)
+    @Test(arguments: ["mpeg2-interlaced.ts", "h264-mbaff.264"], frameMD5Cases.indices)
     func frameMD5EqualsFFmpegsWithTheFilter(_ fixture: String, _ index: Int) throws {
         let testCase = Self.frameMD5Cases[index]
         let ours = try Self.frameMD5(fixture, testCase.options, hwaccel: "none")
@@ -90,19 +183,26 @@ struct CommandLineDeinterlaceTests {
                 "-f", "framemd5", "-",
             ])
         #expect(theirs.status == 0)
-        let lines = { (text: String) in text.split(separator: "\n").filter { !$0.hasPrefix("#software") } }
-        #expect(lines(ours.text) == lines(theirs.text), "\(fixture) \(testCase.options)")
-        #expect(lines(ours.text).count > 20)
+        #expect(Self.lines(ours.text) == Self.lines(theirs.text), "\(fixture) \(testCase.options)")
+        #expect(Self.lines(ours.text).count > 20)
     }
 
-    @Test(.enabled(if: TestVADriver.isBuilt), arguments: 0..<4, TestVADriver.personalities)
-    func frameMD5OnTheDriverEqualsTheCPUs(_ index: Int, _ personality: String?) throws {
+    @Test(
+        .enabled(if: TestVADriver.isBuilt), arguments: ["mpeg2-interlaced.ts", "h264-mbaff.264"],
+        TestVADriver.personalities)
+    func frameMD5OnTheDriverEqualsTheCPUs(_ fixture: String, _ personality: String?) throws {
+        for index in Self.frameMD5Cases.indices {
+            try frameMD5OnTheDriverEqualsTheCPUs(fixture, index, personality)
+        }
+    }
+
+    func frameMD5OnTheDriverEqualsTheCPUs(_ fixture: String, _ index: Int, _ personality: String?) throws {
         // The GPU's pictures are NV12 and the CPU's planar: both hashed as I420.
         var options = Self.frameMD5Cases[index].options
         if !options.contains("--pixel-format") { options += ["--pixel-format", "y420"] }
-        let gpu = try Self.frameMD5("mpeg2-interlaced.ts", options, hwaccel: "vaapi", personality: personality)
+        let gpu = try Self.frameMD5(fixture, options, hwaccel: "vaapi", personality: personality)
         #expect(gpu.status == 0, "\(gpu.standardError)")
-        let cpu = try Self.frameMD5("mpeg2-interlaced.ts", options, hwaccel: "none")
+        let cpu = try Self.frameMD5(fixture, options, hwaccel: "none")
         #expect(!gpu.text.isEmpty && gpu.text == cpu.text, "\(options) \(personality ?? "driver")")
         // The vertical filter runs on the GPU (VA's Bob) where the driver lists Bob.
         guard options.contains("deinterlace") else { return }
@@ -112,28 +212,6 @@ struct CommandLineDeinterlaceTests {
             #expect(line.hasPrefix("deinterlacing: libavfilter on the CPU — the \(personality ?? "")"), "\(line)")
         default: #expect(line == "deinterlacing: on the GPU (VA-API video processing)", "\(gpu.standardError)")
         }
-    }
-
-    /// A deinterlacing call that fails mid-stream (the driver's 5th processed picture) moves the
-    /// vertical filter to the CPU for that picture and the rest: the same bytes, and the reason.
-    @Test(.enabled(if: TestVADriver.isBuilt)) func aFailedGPUDeinterlacingMovesItToTheCPU() throws {
-        let fixture = "mpeg2-interlaced.ts"
-        let options = ["--field-mode", "deinterlace", "--pixel-format", "y420"]
-        let cpu = try Self.frameMD5(fixture, options, hwaccel: "none")
-        var extra = ["VATB_REFERENCE_STREAM": TestData.fixtures.appendingPathComponent(fixture).path]
-        extra["VATB_FAIL_PROCESSING"] = "5"
-        let gpu = try CommandRunner.vatoolbox(
-            [
-                "framemd5", TestData.fixtures.appendingPathComponent(fixture).path, "--hwaccel", "vaapi", "--device",
-                "/dev/null",
-            ]
-                + options, environment: TestVADriver.subprocessEnvironment(extra))
-        #expect(gpu.status == 0, "\(gpu.standardError)")
-        #expect(!gpu.text.isEmpty && gpu.text == cpu.text)
-        #expect(
-            gpu.standardError.contains(
-                "deinterlacing: libavfilter on the CPU — the driver failed to process the picture (vaEndPicture:"),
-            "\(gpu.standardError)")
     }
 
     @Test func badPictureOptionsAreUsageErrors() throws {

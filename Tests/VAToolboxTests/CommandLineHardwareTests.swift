@@ -72,6 +72,7 @@ struct CommandLineHardwareTests {
         let convertsTo = processing["converts_to"] as? [String]
         let fourCCs = processing["output_fourccs"] as? [String]
         let filters = processing["filters"] as? [String]
+        let references = processing["motion_adaptive_references"] as? [String: Int]
         switch personality {
         case "nvidia":
             #expect(
@@ -91,15 +92,27 @@ struct CommandLineHardwareTests {
             #expect(processing["tone_maps_hdr10_to_sdr"] as? Bool == true)
             #expect(filters?.contains("HighDynamicRangeToneMapping") == true && filters?.count == 8)
             #expect(processing["max_size"] as? Int == 16384)
+            #expect(processing["deinterlacing"] as? [String] == ["Bob", "MotionAdaptive", "MotionCompensated"])
+            #expect(references == ["before": 0, "after": 0] && processing["deinterlaces_with_bwdif"] as? Bool == false)
+            #expect(
+                result.text.contains(
+                    "deinterlacing: Bob, MotionAdaptive, MotionCompensated (motion adaptive: 0 before, 0 after; "
+                        + "bwdif on the CPU)"))
         case "mesa":
             #expect(filters == ["Deinterlacing"] && processing["max_size"] as? Int == 10240)
             #expect(convertsTo == ["BGRA", "420v", "x420"])
             #expect(processing["tone_maps_hdr10_to_sdr"] as? Bool == false)
+            #expect(processing["deinterlacing"] as? [String] == ["Bob", "Weave", "MotionAdaptive"])
+            #expect(references == ["before": 2, "after": 1] && processing["deinterlaces_with_bwdif"] as? Bool == true)
         default:
             #expect(
                 convertsTo == ["BGRA", "420v", "x420"] && filters == ["Deinterlacing", "HighDynamicRangeToneMapping"])
             #expect(processing["unavailable_reason"] is NSNull)
             #expect(processing["tone_maps_hdr10_to_sdr"] as? Bool == true)
+            #expect(references == ["before": 2, "after": 1] && processing["deinterlaces_with_bwdif"] as? Bool == true)
+            #expect(
+                result.text.contains(
+                    "deinterlacing: Bob, MotionAdaptive (motion adaptive: 2 before, 1 after; bwdif on the GPU)"))
         }
     }
 

@@ -26,15 +26,16 @@ extension VATestDriverTests {
             try #require(VATestDriverTests.hardwareFixtures.first { $0.name == name })
         }
 
-        /// Creates a session with the test driver's libva variables (and `faults`) set while the
-        /// VA display opens.
+        /// Creates a session with the test driver's libva variables (and `faults`, and the
+        /// reference stream whose real pixels it decodes, when given) set while the VA display opens.
         static func session(
             _ format: VideoFormatDescription, acceleration: DecoderSpecification.HardwareAcceleration = .required,
             faults: [String: String] = [:], maximumFaults: Int = 3, attributes: ImageBufferAttributes? = nil,
-            outputs: Outputs
+            referenceStream: String? = nil, outputs: Outputs
         ) throws -> DecompressionSession {
             var variables: [String: String?] = [
                 "LIBVA_DRIVERS_PATH": TestVADriver.buildDirectory.path, "LIBVA_DRIVER_NAME": TestVADriver.driverName,
+                "VATB_REFERENCE_STREAM": referenceStream,
             ]
             for name in TestVADriver.faultVariables { variables[name] = faults[name] }
             let specification = DecoderSpecification(

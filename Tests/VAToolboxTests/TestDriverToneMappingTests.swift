@@ -120,19 +120,9 @@ extension VATestDriverTests {
                 let fixture = TestData.fixtures.appendingPathComponent("hevc-hdr10.265")
                 let samples = try TestData.samples(fixture.path)
                 let outputs = Outputs()
-                var variables: [String: String?] = [
-                    "LIBVA_DRIVERS_PATH": TestVADriver.buildDirectory.path,
-                    "LIBVA_DRIVER_NAME": TestVADriver.driverName, "VATB_REFERENCE_STREAM": fixture.path,
-                ]
-                for name in TestVADriver.faultVariables { variables[name] = nil }
-                let session = try TestVADriver.withEnvironment(variables) {
-                    try DecompressionSession(
-                        formatDescription: samples[0].formatDescription,
-                        decoderSpecification: DecoderSpecification(
-                            hardwareAcceleration: .required, renderNodePath: HardwareSessions.node, threadCount: 1),
-                        imageBufferAttributes: ImageBufferAttributes(toneMapsHDRToSDR: true),
-                        outputHandler: outputs.handler)
-                }
+                let session = try HardwareSessions.session(
+                    samples[0].formatDescription, attributes: ImageBufferAttributes(toneMapsHDRToSDR: true),
+                    referenceStream: fixture.path, outputs: outputs)
                 try decode(samples, with: session)
                 #expect(session.pixelTransferPath == .gpu)
                 session.invalidate()

@@ -41,6 +41,30 @@ protocol SurfaceProcessing: AnyObject {
     /// spatial deinterlacer (`VAProcDeinterlacingBob`), in a new surface of the same format and
     /// size: the GPU's counterpart of the session's vertical filter. Or why it cannot be.
     func deinterlace(_ image: PixelBuffer) -> Result<PixelBuffer, SurfaceProcessingRefusal>
+
+    /// How many pictures before and after an interlaced GPU surface like `image` the driver's
+    /// motion-adaptive deinterlacer (`VAProcDeinterlacingMotionAdaptive`) takes, or why it is
+    /// not used: not listed, or one that takes no next picture (what ``Deinterlacer``'s bwdif
+    /// reads).
+    func temporalDeinterlacingReferences(
+        for image: PixelBuffer
+    ) -> Result<TemporalDeinterlacingReferences, SurfaceProcessingRefusal>
+
+    /// One field of `image` (a GPU surface) deinterlaced on the GPU by the driver's
+    /// motion-adaptive deinterlacer with the pictures `past` and `future` of it (nearest first,
+    /// as many as it takes and there are), in a new surface of the same format and size. Or why
+    /// it cannot be.
+    func deinterlaceTemporally(
+        _ image: PixelBuffer, secondField: Bool, past: [PixelBuffer], future: [PixelBuffer]
+    ) -> Result<PixelBuffer, SurfaceProcessingRefusal>
+}
+
+/// How many pictures before and after the one deinterlaced a GPU's temporal deinterlacer takes.
+struct TemporalDeinterlacingReferences: Sendable, Equatable {
+    /// Pictures before it.
+    let past: Int
+    /// Pictures after it.
+    let future: Int
 }
 
 /// Why a picture was not converted on the GPU.

@@ -29,6 +29,20 @@ extension Display {
         /// The deinterlacing algorithms it lists (`vaQueryVideoProcFilterCaps` of
         /// `VAProcFilterDeinterlacing`), as `VAProcDeinterlacingType` values.
         var deinterlacingAlgorithms: [UInt32] = []
+        /// The reference pictures its motion-adaptive deinterlacing takes; nil where it is not
+        /// listed or the question fails.
+        var motionAdaptiveReferences: DeinterlacingReferences?
+    }
+
+    /// How many pictures before and after the one deinterlaced a deinterlacer takes
+    /// (`vaQueryVideoProcPipelineCaps` with its filter: `num_forward_references`,
+    /// `num_backward_references`). Mesa's motion-adaptive deinterlacer takes 2 and 1
+    /// (src/gallium/frontends/va/postproc.c `vlVaQueryVideoProcPipelineCaps`); iHD's takes none,
+    /// its video engine keeps the previous field itself (media-driver media_libva.cpp
+    /// `DdiMedia_QueryVideoProcPipelineCaps`: `DDI_CODEC_NUM_FWD_REF`, `DDI_CODEC_NUM_BK_REF` 0).
+    struct DeinterlacingReferences: Sendable, Equatable {
+        var past: Int
+        var future: Int
     }
 
     /// Whether the driver lists `VAEntrypointVideoProc` for `VAProfileNone`.
@@ -91,8 +105,22 @@ extension Display {
         }
         if query.filters.contains(VAProcFilterDeinterlacing.rawValue) {
             query.deinterlacingAlgorithms = deinterlacingAlgorithms(context)
+            if query.deinterlacingAlgorithms.contains(VAProcDeinterlacingMotionAdaptive.rawValue) {
+                query.motionAdaptiveReferences = deinterlacingReferences(context, VAProcDeinterlacingMotionAdaptive)
+            }
         }
         return .success(query)
+    }
+
+    /// The references `algorithm` takes on `context`; nil when the question fails.
+    private func deinterlacingReferences(
+        _ context: ContextID, _ algorithm: VAProcDeinterlacingType
+    ) -> DeinterlacingReferences? {
+        var past: UInt32 = 0
+        var future: UInt32 = 0
+        let status = CVAAPI_query_deinterlacing_references(handle, context, algorithm, &past, &future)
+        guard VAStatusCheck.succeeded(status) else { return nil }
+        return DeinterlacingReferences(past: Int(min(past, 16)), future: Int(min(future, 16)))
     }
 
     /// The deinterlacing algorithms listed on `context`; none when the query fails.
@@ -144,16 +172,24 @@ extension Display {
         Void, VAFailure
     > {
         var call: UnsafePointer<CChar>?
-        var parameters = CVAAPI_ProcessingRequest(
-            source: request.source, x: Int16(request.x), y: Int16(request.y), width: UInt16(request.width),
-            height: UInt16(request.height), source_standard: request.sourceColor.standard,
-            source_properties: request.sourceColor.properties, output_standard: request.outputColor.standard,
-            output_properties: request.outputColor.properties,
-            filter_flags: UInt32(request.highQualityScaling ? VA_FILTER_SCALING_HQ : VA_FILTER_SCALING_FAST),
-            tone_maps: request.toneMapping == nil ? 0 : 1, hdr10: request.toneMapping?.libva ?? VAHdrMetaDataHDR10(),
-            deinterlacing: request.bobDeinterlacing == nil ? VAProcDeinterlacingNone : VAProcDeinterlacingBob,
-            deinterlacing_flags: request.bobDeinterlacing?.flags ?? 0)
-        let status = CVAAPI_process_picture(handle, context, target, &parameters, &call)
+        var past = request.deinterlacing?.past ?? []
+        var future = request.deinterlacing?.future ?? []
+        let status = past.withUnsafeMutableBufferPointer { past in
+            future.withUnsafeMutableBufferPointer { future in
+                var parameters = CVAAPI_ProcessingRequest(
+                    source: request.source, x: Int16(request.x), y: Int16(request.y), width: UInt16(request.width),
+                    height: UInt16(request.height), source_standard: request.sourceColor.standard,
+                    source_properties: request.sourceColor.properties, output_standard: request.outputColor.standard,
+                    output_properties: request.outputColor.properties,
+                    filter_flags: UInt32(request.highQualityScaling ? VA_FILTER_SCALING_HQ : VA_FILTER_SCALING_FAST),
+                    tone_maps: request.toneMapping == nil ? 0 : 1,
+                    hdr10: request.toneMapping?.libva ?? VAHdrMetaDataHDR10(),
+                    deinterlacing: request.deinterlacing?.algorithm.libva ?? VAProcDeinterlacingNone,
+                    deinterlacing_flags: request.deinterlacing?.flags ?? 0, past: past.baseAddress,
+                    past_count: UInt32(past.count), future: future.baseAddress, future_count: UInt32(future.count))
+                return CVAAPI_process_picture(handle, context, target, &parameters, &call)
+            }
+        }
         guard VAStatusCheck.succeeded(status) else {
             let function: StaticString =
                 switch call.map({ String(cString: $0) }) {
@@ -172,6 +208,11 @@ extension Display.ProcessingQuery {
     /// Whether the driver lists `VAProcDeinterlacingBob`.
     var listsBobDeinterlacing: Bool { deinterlacingAlgorithms.contains(VAProcDeinterlacingBob.rawValue) }
 
+    /// Whether the driver lists `VAProcDeinterlacingMotionAdaptive`.
+    var listsMotionAdaptiveDeinterlacing: Bool {
+        deinterlacingAlgorithms.contains(VAProcDeinterlacingMotionAdaptive.rawValue)
+    }
+
     /// libva's name of a `VAProcFilterType` without its prefix: `"Deinterlacing"`.
     static func filterName(_ value: UInt32) -> String {
         let names: [UInt32: String] = [
@@ -184,6 +225,16 @@ extension Display.ProcessingQuery {
             VAProcFilter3DLUT.rawValue: "3DLUT",
         ]
         return names[value] ?? "filter \(value)"
+    }
+
+    /// libva's name of a `VAProcDeinterlacingType` without its prefix: `"Bob"`.
+    static func deinterlacingName(_ value: UInt32) -> String {
+        let names: [UInt32: String] = [
+            VAProcDeinterlacingBob.rawValue: "Bob", VAProcDeinterlacingWeave.rawValue: "Weave",
+            VAProcDeinterlacingMotionAdaptive.rawValue: "MotionAdaptive",
+            VAProcDeinterlacingMotionCompensated.rawValue: "MotionCompensated",
+        ]
+        return names[value] ?? "deinterlacing \(value)"
     }
 
     /// libva's name of a `VAProcColorStandardType` without its prefix: `"BT709"`.
@@ -215,20 +266,45 @@ struct ProcessingRequest: Sendable {
     var highQualityScaling = true
     /// The HDR10 metadata to tone map the picture to SDR with; nil: no tone mapping.
     var toneMapping: HDR10Metadata?
-    /// Deinterlace the picture with `VAProcDeinterlacingBob`; nil: no deinterlacing.
-    var bobDeinterlacing: BobDeinterlacing?
+    /// Deinterlace the picture; nil: no deinterlacing.
+    var deinterlacing: DeinterlacingRequest?
 }
 
-/// One progressive picture of an interlaced frame by `VAProcDeinterlacingBob`, from its first
-/// field.
-struct BobDeinterlacing: Sendable {
-    /// The frame's bottom field comes first (and is the one deinterlaced).
-    var bottomFieldFirst: Bool
+/// One progressive picture of one field of an interlaced frame, by a VA deinterlacer.
+struct DeinterlacingRequest: Sendable {
+    /// The deinterlacers VAToolbox uses.
+    enum Algorithm: Sendable {
+        /// `VAProcDeinterlacingBob`: the field alone.
+        case bob
+        /// `VAProcDeinterlacingMotionAdaptive`: the field with the pictures around it.
+        case motionAdaptive
 
-    /// The `VA_DEINTERLACING_*` flags, as FFmpeg's `deinterlace_vaapi` sets them for a frame's
-    /// first field: `BOTTOM_FIELD_FIRST` and `BOTTOM_FIELD` for a bottom-field-first frame.
+        fileprivate var libva: VAProcDeinterlacingType {
+            switch self {
+            case .bob: VAProcDeinterlacingBob
+            case .motionAdaptive: VAProcDeinterlacingMotionAdaptive
+            }
+        }
+    }
+
+    var algorithm: Algorithm
+    /// The frame's bottom field comes first.
+    var bottomFieldFirst: Bool
+    /// The frame's second field is the one deinterlaced, rather than its first.
+    var secondField = false
+    /// The surfaces of the pictures before and after it, nearest first, as many as the driver
+    /// takes and there are (fewer at a sequence's ends).
+    var past: [Display.SurfaceID] = []
+    var future: [Display.SurfaceID] = []
+
+    /// The `VA_DEINTERLACING_*` flags, as FFmpeg's `deinterlace_vaapi` sets them:
+    /// `BOTTOM_FIELD_FIRST` for a bottom-field-first frame, `BOTTOM_FIELD` when the field
+    /// deinterlaced is the bottom one (the first of a bottom-field-first frame, the second of a
+    /// top-field-first one).
     fileprivate var flags: UInt32 {
-        bottomFieldFirst ? UInt32(VA_DEINTERLACING_BOTTOM_FIELD_FIRST | VA_DEINTERLACING_BOTTOM_FIELD) : 0
+        var flags: Int32 = bottomFieldFirst ? VA_DEINTERLACING_BOTTOM_FIELD_FIRST : 0
+        if bottomFieldFirst != secondField { flags |= VA_DEINTERLACING_BOTTOM_FIELD }
+        return UInt32(flags)
     }
 }
 

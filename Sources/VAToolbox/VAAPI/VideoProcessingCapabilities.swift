@@ -27,6 +27,24 @@ public struct VideoProcessingCapabilities: Sendable, Hashable {
     /// (``ImageBufferAttributes/toneMapsHDRToSDR``): the driver lists
     /// `VAProcFilterHighDynamicRangeToneMapping` with an HDR10 → SDR cap (iHD) and converts here.
     public let toneMapsHDR10ToSDR: Bool
+    /// The deinterlacing algorithms it lists, libva's names without their prefix (`"Bob"`,
+    /// `"MotionAdaptive"`, …).
+    public let deinterlacingAlgorithms: [String]
+    /// How many pictures before and after each its motion-adaptive deinterlacing takes; nil
+    /// where it is not listed.
+    public let motionAdaptiveReferences: References?
+    /// Whether a ``Deinterlacer``'s bwdif runs on this GPU: the driver lists motion-adaptive
+    /// deinterlacing, it takes the next picture (Mesa's; not iHD's), and VAToolbox processes here.
+    public let deinterlacesWithBwdif: Bool
+
+    /// How many pictures before and after the one deinterlaced a deinterlacer takes
+    /// (`vaQueryVideoProcPipelineCaps` with its filter).
+    public struct References: Sendable, Hashable {
+        /// Pictures before it (`num_forward_references`).
+        public let before: Int
+        /// Pictures after it (`num_backward_references`).
+        public let after: Int
+    }
 
     init(unavailableReason: String) {
         self.unavailableReason = unavailableReason
@@ -38,6 +56,9 @@ public struct VideoProcessingCapabilities: Sendable, Hashable {
         maximumSize = nil
         minimumSize = nil
         toneMapsHDR10ToSDR = false
+        deinterlacingAlgorithms = []
+        motionAdaptiveReferences = nil
+        deinterlacesWithBwdif = false
     }
 
     init(_ query: Display.ProcessingQuery, unavailableReason: String?) {
@@ -55,6 +76,11 @@ public struct VideoProcessingCapabilities: Sendable, Hashable {
         maximumSize = query.maximumSize
         minimumSize = query.minimumSize
         toneMapsHDR10ToSDR = unavailableReason == nil && query.toneMapsHDR10ToSDR
+        deinterlacingAlgorithms = query.deinterlacingAlgorithms.map(Display.ProcessingQuery.deinterlacingName)
+        motionAdaptiveReferences = query.motionAdaptiveReferences.map { References(before: $0.past, after: $0.future) }
+        deinterlacesWithBwdif =
+            unavailableReason == nil && query.listsMotionAdaptiveDeinterlacing
+            && (query.motionAdaptiveReferences?.future ?? 0) > 0
     }
 
     /// A VA FourCC (first character in the low byte) as text.

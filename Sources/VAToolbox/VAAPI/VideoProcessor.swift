@@ -72,21 +72,82 @@ final class VideoProcessor: SurfaceProcessing {
     /// `image` deinterlaced by `VAProcDeinterlacingBob` into a surface of its own format and size
     /// (its first field, as FFmpeg's `deinterlace_vaapi` flags it at frame rate).
     private func deinterlaced(_ image: PixelBuffer) throws(SurfaceProcessingRefusal) -> PixelBuffer {
-        if let broken { throw SurfaceProcessingRefusal(reason: broken) }
-        guard image.pixelFormat == .nv12VideoRange || image.pixelFormat == .nv12FullRange else {
-            throw SurfaceProcessingRefusal(reason: "VAToolbox deinterlaces 8-bit 4:2:0 pictures on the GPU only")
-        }
-        let capabilities = try start(width: image.width, height: image.height)
+        let capabilities = try startDeinterlacing(image)
         guard capabilities.listsBobDeinterlacing else {
             throw SurfaceProcessingRefusal(
                 reason: "the \(device.quirks.driver.rawValue) driver's video processing does not list Bob deinterlacing"
             )
         }
-        try Self.checkSides([image.width, image.height], capabilities)
         var request = try sourceRequest(of: image)
-        request.bobDeinterlacing = BobDeinterlacing(bottomFieldFirst: !image.attachments.topFieldFirst)
+        request.deinterlacing = DeinterlacingRequest(
+            algorithm: .bob, bottomFieldFirst: !image.attachments.topFieldFirst)
         return try run(
             request, from: image, into: .nv12, image.pixelFormat, image.width, image.height, 0, deinterlaced: true)
+    }
+
+    /// What the driver processes, for deinterlacing `image` on the GPU: an 8-bit 4:2:0 picture
+    /// within the driver's limits.
+    private func startDeinterlacing(_ image: PixelBuffer) throws(SurfaceProcessingRefusal) -> Display.ProcessingQuery {
+        if let broken { throw SurfaceProcessingRefusal(reason: broken) }
+        guard image.pixelFormat == .nv12VideoRange || image.pixelFormat == .nv12FullRange else {
+            throw SurfaceProcessingRefusal(reason: "VAToolbox deinterlaces 8-bit 4:2:0 pictures on the GPU only")
+        }
+        let capabilities = try start(width: image.width, height: image.height)
+        try Self.checkSides([image.width, image.height], capabilities)
+        return capabilities
+    }
+
+    func temporalDeinterlacingReferences(
+        for image: PixelBuffer
+    ) -> Result<TemporalDeinterlacingReferences, SurfaceProcessingRefusal> {
+        do throws(SurfaceProcessingRefusal) {
+            let capabilities = try startDeinterlacing(image)
+            let driver = device.quirks.driver.rawValue
+            guard capabilities.listsMotionAdaptiveDeinterlacing else {
+                throw SurfaceProcessingRefusal(
+                    reason: "the \(driver) driver's video processing does not list motion-adaptive deinterlacing")
+            }
+            guard let references = capabilities.motionAdaptiveReferences else {
+                throw SurfaceProcessingRefusal(
+                    reason: "the \(driver) driver did not say which pictures its motion-adaptive deinterlacing takes")
+            }
+            // bwdif and yadif read the next picture; a deinterlacer that takes none (iHD: its
+            // video engine keeps the previous field itself) computes something else.
+            guard references.future > 0 else {
+                throw SurfaceProcessingRefusal(
+                    reason:
+                        "the \(driver) driver's motion-adaptive deinterlacing takes no next picture, which bwdif needs")
+            }
+            return .success(TemporalDeinterlacingReferences(past: references.past, future: references.future))
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    func deinterlaceTemporally(
+        _ image: PixelBuffer, secondField: Bool, past: [PixelBuffer], future: [PixelBuffer]
+    ) -> Result<PixelBuffer, SurfaceProcessingRefusal> {
+        do throws(SurfaceProcessingRefusal) {
+            _ = try startDeinterlacing(image)
+            var request = try sourceRequest(of: image)
+            var deinterlacing = DeinterlacingRequest(
+                algorithm: .motionAdaptive, bottomFieldFirst: !image.attachments.topFieldFirst,
+                secondField: secondField)
+            for (pictures, isPast) in [(past, true), (future, false)] {
+                let surfaces = pictures.compactMap(\.vaSurface)
+                guard surfaces.count == pictures.count else {
+                    throw SurfaceProcessingRefusal(reason: "a picture next to it is not a GPU surface")
+                }
+                if isPast { deinterlacing.past = surfaces } else { deinterlacing.future = surfaces }
+            }
+            request.deinterlacing = deinterlacing
+            return .success(
+                try run(
+                    request, from: image, into: .nv12, image.pixelFormat, image.width, image.height, 0,
+                    deinterlaced: true))
+        } catch {
+            return .failure(error)
+        }
     }
 
     /// The request for `image` as it is: its surface, visible rectangle and colour on both sides.
