@@ -116,6 +116,7 @@ enum DecodeCommand {
             try stage.finish()
             report.deinterlacingPath = deinterlacer?.path
             report.pixelTransferPath = stage.transferPath
+            report.addUnreadablePictures(stage.unreadable)
         }
         progress.finish(frames: report.frames)
         try output?.flush()
@@ -254,6 +255,9 @@ final class DeinterlacingStage: @unchecked Sendable {
 
     /// Where the last picture was converted; nil when none was.
     var transferPath: PixelTransferPath? { conversion == nil ? nil : transfer.lastTransferPath }
+    /// Deinterlaced pictures left out because their conversion failed (a GPU picture that could
+    /// not be read back), with why: counted as frames with errors, never written as nothing.
+    private(set) var unreadable: [String] = []
 
     /// The conversion after deinterlacing that `attributes` ask of the session's pictures: their
     /// format (`planar`, the stream's planar layout, when only a size is asked) and size.
@@ -292,7 +296,9 @@ final class DeinterlacingStage: @unchecked Sendable {
                     image = try transfer.transferImage(
                         image, pixelFormat: conversion.format, width: conversion.width, height: conversion.height)
                 } catch {
-                    throw CommandFailure(error)
+                    unreadable.append("deinterlaced picture \(count): it could not be converted: \(error.description)")
+                    count += 1
+                    continue
                 }
             }
             try next(

@@ -86,6 +86,7 @@ enum FrameMD5Command {
             try stage.finish()
             report.deinterlacingPath = deinterlacer?.path
             report.pixelTransferPath = stage.transferPath
+            report.addUnreadablePictures(stage.unreadable)
         }
         report.addUnreadablePictures(hasher.unreadable)
         try output.flush()
@@ -150,9 +151,14 @@ final class FrameHasher: @unchecked Sendable {
 
     /// Pictures that could not be hashed: GPU pictures that could not be read back, with why.
     private(set) var unreadable: [String] = []
+    /// The header goes before the first picture hashed (or left out).
+    private var wroteHeader = false
 
     func add(_ frame: DecodedFrame) throws(CommandFailure) {
-        if frame.index == 0 { try output.append(Self.header(first: frame.image, timing: timing)) }
+        if !wroteHeader {
+            try output.append(Self.header(first: frame.image, timing: timing))
+            wroteHeader = true
+        }
         guard let pts = timestamp(of: frame) else { return }
         let size = frame.image.rawVideoByteCount
         let md5: String

@@ -145,6 +145,24 @@ struct CommandLineDeinterlaceTests {
             "\(gpu.standardError)")
     }
 
+    /// A GPU-deinterlaced picture that cannot be read back for its conversion (the driver's 40th
+    /// `vaGetImage` fails) is left out and counted as a frame with an error; the others are the
+    /// CPU's, and the run goes on to the end.
+    @Test(.enabled(if: TestVADriver.isBuilt)) func aDeinterlacedPictureThatCannotBeReadBackIsCounted() throws {
+        let fixture = "mpeg2-interlaced.ts"
+        let options = ["--deinterlace", "bwdif-field", "--pixel-format", "y420"]
+        let cpu = try Self.frameMD5(fixture, options, hwaccel: "none")
+        let gpu = try Self.frameMD5(fixture, options, hwaccel: "vaapi", extra: ["VATB_FAIL_CALL": "GetImage:40"])
+        #expect(gpu.status == 1, "\(gpu.standardError)")
+        #expect(gpu.standardError.contains("frames with errors: 1"))
+        #expect(gpu.standardError.contains("deinterlaced picture 39: it could not be converted"))
+        let frames = { (text: String) in Self.lines(text).filter { !$0.hasPrefix("#") } }
+        var expected = frames(cpu.text)
+        try #require(expected.count == 48)
+        expected.remove(at: 39)
+        #expect(frames(gpu.text) == expected)
+    }
+
     /// `framemd5 --field-mode` and `--pixel-format BGRA --scale` (issue 23): the whole text of
     /// ffmpeg's `-f framemd5` with the mode's filter, or with `-s` and `-pix_fmt bgra`, on the CPU
     /// and, from the pictures read back, on the test driver.
