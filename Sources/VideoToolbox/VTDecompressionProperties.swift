@@ -67,9 +67,9 @@ nonisolated(unsafe) public let kVTDecompressionProperty_FieldMode_DeinterlaceFie
 /// A (0.25, 0.5, 0.25) vertical filter on each interlaced picture, the default
 /// `kVTDecompressionPropertyKey_DeinterlaceMode` — `kVTDecompressionProperty_DeinterlaceMode_VerticalFilter`.
 nonisolated(unsafe) public let kVTDecompressionProperty_DeinterlaceMode_VerticalFilter: CFString = "VerticalFilter"
-/// A temporal filter, a `kVTDecompressionPropertyKey_DeinterlaceMode` value the session refuses
-/// (`kVTPropertyNotSupportedErr`; VAToolbox's `Deinterlacer` does it) —
-/// `kVTDecompressionProperty_DeinterlaceMode_Temporal`.
+/// A temporal filter (bwdif over the pictures around each), a `kVTDecompressionPropertyKey_DeinterlaceMode`
+/// value for the frames decoded with `kVTDecodeFrame_EnableTemporalProcessing`, each output a frame
+/// later — `kVTDecompressionProperty_DeinterlaceMode_Temporal`.
 nonisolated(unsafe) public let kVTDecompressionProperty_DeinterlaceMode_Temporal: CFString = "Temporal"
 /// Every frame, a `kVTDecompressionPropertyKey_OnlyTheseFrames` value —
 /// `kVTDecompressionProperty_OnlyTheseFrames_AllFrames`.

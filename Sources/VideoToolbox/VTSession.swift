@@ -63,7 +63,7 @@ private func propertyDescription(_ key: DecompressionPropertyKey) -> NSDictionar
     }
     if key == .deinterlaceMode {
         description[kVTPropertySupportedValueListKey] = NSArray(array: [
-            NSString(string: DeinterlaceMode.verticalFilter)
+            NSString(string: DeinterlaceMode.verticalFilter), NSString(string: DeinterlaceMode.temporal),
         ])
     }
     if key == .threadCount || key == .outputPoolRequestedMinimumBufferCount {

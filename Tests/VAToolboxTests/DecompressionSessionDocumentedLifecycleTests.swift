@@ -309,9 +309,9 @@ import Testing
         #expect(try session.property(.fieldMode) as? String == FieldMode.bothFields, "nil restores the default")
         #expect(throws: VTError.parameter) { try session.setProperty(.fieldMode, to: "AllFields") }
         #expect(try session.property(.deinterlaceMode) as? String == DeinterlaceMode.verticalFilter)
-        #expect(throws: VTError.propertyNotSupported) {
-            try session.setProperty(.deinterlaceMode, to: DeinterlaceMode.temporal)
-        }
+        try session.setProperty(.deinterlaceMode, to: DeinterlaceMode.temporal)
+        #expect(try session.property(.deinterlaceMode) as? String == DeinterlaceMode.temporal)
+        #expect(throws: VTError.parameter) { try session.setProperty(.deinterlaceMode, to: "Adaptive") }
         // Values of the wrong type, or out of range, are parameter errors.
         #expect(throws: VTError.parameter) { try session.setProperty(.realTime, to: 1) }
         #expect(throws: VTError.parameter) { try session.setProperty(.threadCount, to: "four") }

@@ -121,3 +121,134 @@ extension VATestDriverTests {
         }
     }
 }
+
+/// `DeinterlaceMode` `Temporal` (issue 23, item 3), as Apple documents it: with
+/// `DeinterlaceFields`, the frames decoded with `enableTemporalProcessing` go through a temporal
+/// filter — bwdif over the pictures around each, interlaced pictures only (the ffmpeg CLI's
+/// `-vf bwdif=mode=send_frame:deint=interlaced`) — and come out a picture later, each with its
+/// own time and refcon (`finishDelayedFrames()` hands out the last); frames decoded without the
+/// flag take the vertical filter.
+@Suite(.enabled(if: CommandRunner.hasFFmpeg)) struct TemporalDeinterlaceModeTests {
+    static let bwdif = "bwdif=mode=send_frame:parity=auto:deint=interlaced"
+
+    /// The session's outputs of a fixture, in the planar format, with the temporal mode set.
+    static func outputs(
+        _ fixture: String, flags: DecodeFrameFlags,
+        specification: DecoderSpecification = DecoderSpecification(hardwareAcceleration: .disabled),
+        attributes: ImageBufferAttributes? = nil, ending: DecodeEnding = [.finish, .invalidate], limit: Int = .max,
+        session make: ((VideoFormatDescription, ImageBufferAttributes?, Outputs) throws -> DecompressionSession)? = nil
+    ) throws -> (outputs: [DecompressionOutput], session: DecompressionSession) {
+        let samples = Array(try TestData.samples(fixture).prefix(limit))
+        let outputs = Outputs()
+        let format = samples[0].formatDescription
+        let planar =
+            attributes ?? ImageBufferAttributes(pixelFormat: DecompressionSession.planarPixelFormat(for: format))
+        let session =
+            try make?(format, attributes, outputs)
+            ?? DecompressionSession(
+                formatDescription: format, decoderSpecification: specification, imageBufferAttributes: planar,
+                outputHandler: outputs.handler)
+        try session.setProperty(.fieldMode, to: FieldMode.deinterlaceFields)
+        try session.setProperty(.deinterlaceMode, to: DeinterlaceMode.temporal)
+        #expect(try session.property(.deinterlaceMode) as? String == DeinterlaceMode.temporal)
+        try decode(samples, with: session, flags: flags, then: ending)
+        return (outputs.all, session)
+    }
+
+    @Test(arguments: FieldModeTests.fixtures)
+    func temporalFramesAreFFmpegsBwdifPictures(_ fixture: String) throws {
+        let plain = try FieldModeTests.pictures(fixture, mode: nil)
+        let outputs = try Self.outputs(fixture, flags: .enableTemporalProcessing).outputs
+        #expect(outputs.count == plain.count && outputs.allSatisfy { $0.status == nil })
+        let pictures = outputs.compactMap(\.imageBuffer)
+        #expect(pictures.map(\.md5) == (try DeinterlacerTests.ffmpegMD5s(fixture, filter: Self.bwdif)))
+        #expect(pictures.allSatisfy { $0.attachments.fieldCount == 1 })
+        // Each output carries its own frame's time and refcon, in presentation order.
+        let times = outputs.map(\.presentationTimeStamp)
+        if times.allSatisfy(\.isNumeric) { #expect(times == times.sorted() && Set(times).count == times.count) }
+        #expect(Set(outputs.compactMap { $0.frameRefcon as? Int }).count == outputs.count)
+    }
+
+    /// Without `enableTemporalProcessing` the mode is the vertical filter, as Apple documents:
+    /// "otherwise a non-temporal mode will be used instead".
+    @Test func framesWithoutTheFlagTakeTheVerticalFilter() throws {
+        let outputs = try Self.outputs("mpeg2-interlaced.ts", flags: []).outputs
+        let expected = try DeinterlacerTests.ffmpegMD5s("mpeg2-interlaced.ts", filter: "pp=lb")
+        #expect(outputs.compactMap(\.imageBuffer).map(\.md5) == expected)
+    }
+
+    /// The output lags: before `finishDelayedFrames()` the last frame is still held; invalidating
+    /// instead reports it as dropped by invalidation, after every frame before it.
+    @Test func theLastFrameWaitsForFinishDelayedFramesOrIsDroppedByInvalidate() throws {
+        let all = try Self.outputs("mpeg2-interlaced.ts", flags: .enableTemporalProcessing).outputs
+        let (outputs, _) = try Self.outputs(
+            "mpeg2-interlaced.ts", flags: .enableTemporalProcessing, ending: [.invalidate])
+        #expect(outputs.count == all.count)
+        let last = try #require(outputs.last)
+        #expect(last.status == .invalidSession && last.imageBuffer == nil)
+        #expect(last.presentationTimeStamp == all.last?.presentationTimeStamp)
+        let earlier = outputs.dropLast().filter { $0.imageBuffer != nil }
+        #expect(earlier.count >= all.count - 3, "all but the frames the decoder and the filter held")
+        #expect(earlier.map { $0.imageBuffer?.md5 } == all.prefix(earlier.count).map { $0.imageBuffer?.md5 })
+    }
+
+    /// The mode can be set back: the frames held go out first, then the vertical filter applies.
+    @Test func turningTheModeOffHandsOutTheHeldFrame() throws {
+        let samples = try TestData.samples("mpeg2-interlaced.ts")
+        let outputs = Outputs()
+        let format = samples[0].formatDescription
+        let session = try DecompressionSession(
+            formatDescription: format, decoderSpecification: DecoderSpecification(hardwareAcceleration: .disabled),
+            imageBufferAttributes: ImageBufferAttributes(pixelFormat: .yuv420Planar), outputHandler: outputs.handler)
+        try session.setProperty(.fieldMode, to: FieldMode.deinterlaceFields)
+        try session.setProperty(.deinterlaceMode, to: DeinterlaceMode.temporal)
+        for (index, sample) in samples.prefix(8).enumerated() {
+            try session.decodeFrame(sample, flags: .enableTemporalProcessing, frameRefcon: index)
+        }
+        try session.finishDelayedFrames()
+        #expect(outputs.all.count == 8)
+        try session.setProperty(.deinterlaceMode, to: DeinterlaceMode.verticalFilter)
+        try decode(Array(samples.dropFirst(8)), with: session, flags: .enableTemporalProcessing)
+        #expect(outputs.all.count == samples.count && outputs.all.allSatisfy { $0.status == nil })
+    }
+}
+
+extension VATestDriverTests {
+    /// The temporal mode on the GPU path (the test driver): the pictures are deinterlaced on the
+    /// GPU (VA's motion-adaptive deinterlacing, which the test driver models with bwdif) and
+    /// stay GPU surfaces, with the CPU session's bytes.
+    @Suite(.enabled(if: CommandRunner.hasFFmpeg && TestVADriver.isBuilt))
+    struct TemporalDeinterlaceModeOnTheGPU {
+        @Test(arguments: FieldModeTests.fixtures)
+        func theGPUDeinterlacesWithTheCPUsBytes(_ fixture: String) throws {
+            let live = try HardwareSessions.liveObjects()
+            try {
+                let path = TestData.fixtures.appendingPathComponent(fixture).path
+                // Twenty pictures: the test holds every one, and the deinterlacer's GPU pools
+                // hold 24 (beyond, the pictures would go to the CPU).
+                let (outputs, session) = try TemporalDeinterlaceModeTests.outputs(
+                    fixture, flags: .enableTemporalProcessing, ending: [.finish], limit: 20
+                ) { format, attributes, collected in
+                    try HardwareSessions.session(
+                        format, attributes: attributes, referenceStream: path, outputs: collected)
+                }
+                #expect(session.usingHardwareAcceleratedVideoDecoder)
+                #expect(session.deinterlacingPath == .gpu)
+                session.invalidate()
+                let pictures = outputs.compactMap(\.imageBuffer)
+                #expect(pictures.count == outputs.count && outputs.allSatisfy { $0.status == nil })
+                #expect(pictures.allSatisfy { $0.isGPUSurface && $0.pixelFormat == .nv12VideoRange })
+                let planar = PixelTransferSession(convertsOnGPU: false)
+                let md5s = try pictures.map { try planar.transferImage($0, pixelFormat: .yuv420Planar).md5 }
+                let cpu = try TemporalDeinterlaceModeTests.outputs(
+                    fixture, flags: .enableTemporalProcessing,
+                    attributes: ImageBufferAttributes(pixelFormat: .yuv420Planar),
+                    limit: 20
+                ).outputs
+                #expect(pictures.count == 20 && md5s == cpu.compactMap(\.imageBuffer).map(\.md5))
+            }()
+            let after = try HardwareSessions.liveObjects()
+            #expect(after == live, "every surface, context and config is gone: \(after) vs \(live)")
+        }
+    }
+}

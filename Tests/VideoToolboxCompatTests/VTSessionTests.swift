@@ -6,9 +6,14 @@ import VideoToolbox
 /// VTSession.h, the rest of VTDecompressionSession.h and VTPixelTransferSession.h as VideoToolbox
 /// code calls them, and every status code of ../shared/apple-status-codes.md.
 @Suite struct VTSessionTests {
-    static func session(attributes: CFDictionary? = nil) throws -> VTDecompressionSession {
-        let samples = try CompatibilityAPITests.samples("h264-baseline-cavlc.264", codec: .h264)
-        let format = try CompatibilityAPITests.formatDescription(samples[0].formatDescription)
+    /// A session for `format` (by default the first sample's of h264-baseline-cavlc.264).
+    static func session(
+        _ format: CMVideoFormatDescription? = nil, attributes: CFDictionary? = nil
+    ) throws -> VTDecompressionSession {
+        let format =
+            try format
+            ?? CompatibilityAPITests.formatDescription(
+                try CompatibilityAPITests.samples("h264-baseline-cavlc.264", codec: .h264)[0].formatDescription)
         var created: VTDecompressionSession?
         #expect(
             VTDecompressionSessionCreate(
@@ -40,7 +45,10 @@ import VideoToolbox
                 ] as NSArray)
         #expect(
             entry(kVTDecompressionPropertyKey_DeinterlaceMode)?[kVTPropertySupportedValueListKey] as? NSArray
-                == [kVTDecompressionProperty_DeinterlaceMode_VerticalFilter] as NSArray)
+                == [
+                    kVTDecompressionProperty_DeinterlaceMode_VerticalFilter,
+                    kVTDecompressionProperty_DeinterlaceMode_Temporal,
+                ] as NSArray)
         #expect(
             entry(kVTDecompressionPropertyKey_UsingHardwareAcceleratedVideoDecoder)?[kVTPropertyReadWriteStatusKey]
                 as? NSString == kVTPropertyReadWriteStatus_ReadOnly)
@@ -318,5 +326,68 @@ import VideoToolbox
         #expect(outputs.flags.count == 2)
         #expect(outputs.flags.first?.contains(.frameDropped) == true && outputs.hadImage.first == false)
         #expect(outputs.flags.last?.contains(.frameDropped) == false && outputs.hadImage.last == true)
+    }
+
+    /// What a session with `DeinterlaceFields` (and the temporal mode) gave: its outputs' statuses,
+    /// whether each picture is progressive, each refcon, and how many outputs had come after each
+    /// frame's decode call.
+    final class DeinterlacedOutputs: @unchecked Sendable {
+        // Unchecked: written by the session's queue, read after the finish.
+        var statuses: [OSStatus] = []
+        var progressive: [Bool] = []
+        var indices: [Int] = []
+        var afterEach: [Int] = []
+    }
+
+    static func deinterlaced(
+        _ samples: [VAToolbox.SampleBuffer], temporal: Bool, flags: VTDecodeFrameFlags
+    ) throws -> DeinterlacedOutputs {
+        let format = try CompatibilityAPITests.formatDescription(samples[0].formatDescription)
+        let session = try Self.session(format)
+        #expect(
+            VTSessionSetProperty(
+                session, key: kVTDecompressionPropertyKey_FieldMode,
+                value: kVTDecompressionProperty_FieldMode_DeinterlaceFields) == noErr)
+        if temporal {
+            #expect(
+                VTSessionSetProperty(
+                    session, key: kVTDecompressionPropertyKey_DeinterlaceMode,
+                    value: kVTDecompressionProperty_DeinterlaceMode_Temporal) == noErr)
+        }
+        let outputs = DeinterlacedOutputs()
+        for (index, sample) in samples.enumerated() {
+            let buffer = try CompatibilityAPITests.sampleBuffer(sample.data, format: format)
+            #expect(
+                VTDecompressionSessionDecodeFrame(
+                    session, sampleBuffer: buffer, flags: flags, infoFlagsOut: nil
+                ) { status, _, image, _, _ in
+                    outputs.statuses.append(status)
+                    outputs.progressive.append(
+                        image.map {
+                            CVBufferCopyAttachment($0, kCVImageBufferFieldCountKey, nil) as? NSNumber == 1
+                        } ?? false)
+                    outputs.indices.append(index)
+                } == noErr)
+            outputs.afterEach.append(outputs.statuses.count)
+        }
+        #expect(VTDecompressionSessionWaitForAsynchronousFrames(session) == noErr)
+        VTDecompressionSessionInvalidate(session)
+        return outputs
+    }
+
+    /// `kVTDecompressionProperty_DeinterlaceMode_Temporal` with `._EnableTemporalProcessing`, as
+    /// Apple documents it: every frame of an interlaced stream comes back progressive, each a
+    /// frame later than without the mode (`VTDecompressionSessionWaitForAsynchronousFrames` gives
+    /// the last), with its own refcon.
+    @Test func temporalDeinterlacingDelaysEachFrameByOne() throws {
+        let samples = try CompatibilityAPITests.samples("h264-mbaff.264", codec: .h264)
+        let vertical = try Self.deinterlaced(samples, temporal: false, flags: [._EnableTemporalProcessing])
+        let temporal = try Self.deinterlaced(samples, temporal: true, flags: [._EnableTemporalProcessing])
+        #expect(temporal.statuses.count == samples.count && temporal.statuses.allSatisfy { $0 == noErr })
+        #expect(temporal.progressive.allSatisfy { $0 })
+        #expect(Set(temporal.indices).count == samples.count, "one output per frame")
+        // A frame later: one output fewer after each call, once the first came.
+        #expect(zip(vertical.afterEach, temporal.afterEach).allSatisfy { $1 == max(0, $0 - 1) })
+        #expect(vertical.afterEach.last ?? 0 > 0)
     }
 }

@@ -69,6 +69,8 @@ public final class Deinterlacer: Sendable {
     public let rate: Rate
     /// Whether GPU surfaces are deinterlaced on their GPU where the driver can.
     public let usesGPU: Bool
+    /// Only interlaced pictures are filtered; progressive ones pass through.
+    private let interlacedOnly: Bool
     /// The filters and where they run, one call at a time.
     private let state: Mutex<State>
 
@@ -97,15 +99,25 @@ public final class Deinterlacer: Sendable {
     ///   - rate: One picture per picture or per field.
     ///   - usesGPU: Deinterlace GPU surfaces on their GPU where the driver can (see above);
     ///     false: on the CPU, read back.
-    public init(method: Method = .bwdif, rate: Rate = .frame, usesGPU: Bool = true) {
+    public convenience init(method: Method = .bwdif, rate: Rate = .frame, usesGPU: Bool = true) {
+        self.init(method: method, rate: rate, usesGPU: usesGPU, interlacedOnly: false)
+    }
+
+    /// Creates a deinterlacer that filters only the interlaced pictures
+    /// (``ImageBufferAttachments/fieldCount`` 2: `deint=interlaced`) with `interlacedOnly`, and
+    /// passes progressive ones through as they are (still one picture behind): a session's
+    /// temporal deinterlace mode.
+    init(method: Method, rate: Rate, usesGPU: Bool, interlacedOnly: Bool) {
         self.method = method
         self.rate = rate
         self.usesGPU = usesGPU
+        self.interlacedOnly = interlacedOnly
+        let mode = rate == .frame ? "send_frame" : "send_field"
         state = Mutex(
             State(
                 chain: PictureFilterChain(
                     filters:
-                        "\(method.rawValue)=mode=\(rate == .frame ? "send_frame" : "send_field"):parity=auto:deint=all",
+                        "\(method.rawValue)=mode=\(mode):parity=auto:deint=\(interlacedOnly ? "interlaced" : "all")",
                     makesProgressivePictures: true)))
     }
 
@@ -175,7 +187,7 @@ public final class Deinterlacer: Sendable {
             path = .cpu(reason: "yadif runs on the CPU (the GPU's motion-adaptive deinterlacing stands in for bwdif)")
             return .cpu
         }
-        return .gpu(GPUTemporalDeinterlacing(secondFields: rate == .field))
+        return .gpu(GPUTemporalDeinterlacing(secondFields: rate == .field, interlacedOnly: interlacedOnly))
     }
 
     /// The time a picture of a GPU sequence goes in with, on the GPU or (after a handover) on the

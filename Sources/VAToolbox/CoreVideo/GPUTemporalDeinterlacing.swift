@@ -33,6 +33,7 @@ final class GPUTemporalDeinterlacing {
     }
 
     private let secondFields: Bool
+    private let interlacedOnly: Bool
     private var processor: (any SurfaceProcessing)?
     private var references: TemporalDeinterlacingReferences?
     /// Pictures held: up to `references.past` already deinterlaced, then those waiting.
@@ -49,10 +50,14 @@ final class GPUTemporalDeinterlacing {
         var pixelFormat: PixelFormat
     }
 
-    /// - Parameter secondFields: Each picture's second field too, after its first (a picture per
-    ///   field); else its first field only.
-    init(secondFields: Bool) {
+    /// - Parameters:
+    ///   - secondFields: Each picture's second field too, after its first (a picture per
+    ///     field); else its first field only.
+    ///   - interlacedOnly: A progressive picture goes out as it is, once (libavfilter's
+    ///     `deint=interlaced`); else every picture is deinterlaced.
+    init(secondFields: Bool, interlacedOnly: Bool = false) {
         self.secondFields = secondFields
+        self.interlacedOnly = interlacedOnly
     }
 
     /// Whether a sequence is under way (pictures are held).
@@ -145,7 +150,12 @@ final class GPUTemporalDeinterlacing {
         let past = window[max(0, index - references.past)..<index].reversed().map(\.image)
         let future = window[(index + 1)..<min(window.count, index + 1 + references.future)].map(\.image)
         var outputs: [Deinterlacer.Output] = []
-        for secondField in secondFields ? [false, true] : [false] {
+        let passesThrough = interlacedOnly && current.image.attachments.fieldCount != 2
+        if passesThrough {
+            outputs.append(
+                Deinterlacer.Output(image: current.image, presentationTimeStamp: fieldTime(index, second: false)))
+        }
+        for secondField in passesThrough ? [] : secondFields ? [false, true] : [false] {
             switch processor.deinterlaceTemporally(current.image, secondField: secondField, past: past, future: future)
             {
             case .success(let picture):

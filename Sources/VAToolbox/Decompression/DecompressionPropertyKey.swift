@@ -72,8 +72,8 @@ public struct DecompressionPropertyKey: RawRepresentable, Hashable, Sendable, Cu
     /// ``FieldMode`` `String`: both fields woven (the default), one field, or deinterlaced.
     public static let fieldMode = Self(rawValue: "FieldMode")
     /// `kVTDecompressionPropertyKey_DeinterlaceMode`: how ``FieldMode/deinterlaceFields``
-    /// deinterlaces. Read/write, a ``DeinterlaceMode`` `String`; only
-    /// ``DeinterlaceMode/verticalFilter`` (the default) is implemented in the session.
+    /// deinterlaces. Read/write, a ``DeinterlaceMode`` `String`: ``DeinterlaceMode/verticalFilter``
+    /// (the default) or ``DeinterlaceMode/temporal``.
     public static let deinterlaceMode = Self(rawValue: "DeinterlaceMode")
     /// `kVTDecompressionPropertyKey_ReducedResolutionDecode`: not supported.
     public static let reducedResolutionDecode = Self(rawValue: "ReducedResolutionDecode")
@@ -191,7 +191,11 @@ public enum DeinterlaceMode {
     /// deinterlacer, the ffmpeg CLI's `-vf pp=lb`. The default.
     public static let verticalFilter = "VerticalFilter"
     /// `kVTDecompressionProperty_DeinterlaceMode_Temporal`: a temporal filter over the sequence of
-    /// pictures. Not in the session (its output lags its input by a picture): run the session's
-    /// pictures through a ``Deinterlacer`` (bwdif or yadif) instead.
+    /// pictures, for the frames decoded with ``DecodeFrameFlags/enableTemporalProcessing`` (the
+    /// others take the vertical filter, as Apple documents): libavfilter's bwdif on each
+    /// interlaced picture with the pictures around it (on the GPU where the driver's
+    /// motion-adaptive deinterlacing can, ``Deinterlacer``), one progressive picture per picture;
+    /// each frame goes out a picture later, ``DecompressionSession/finishDelayedFrames()`` hands
+    /// out the last.
     public static let temporal = "Temporal"
 }

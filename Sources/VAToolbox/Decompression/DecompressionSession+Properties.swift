@@ -11,7 +11,7 @@ extension DecompressionSession {
     /// | ``DecompressionPropertyKey/maximizePowerEfficiency`` | `Bool` | As `realTime`; `true` decodes on one thread (unless ``DecompressionPropertyKey/threadCount`` names more). |
     /// | ``DecompressionPropertyKey/outputPoolRequestedMinimumBufferCount`` | `Int` ≥ 0 | Any time: converted output comes from a new pool from the next picture on, as Apple documents. |
     /// | ``DecompressionPropertyKey/fieldMode`` | a ``FieldMode`` `String` | Any time: from the next picture handed out. |
-    /// | ``DecompressionPropertyKey/deinterlaceMode`` | ``DeinterlaceMode/verticalFilter`` | Any time (``DeinterlaceMode/temporal`` throws ``VTError/propertyNotSupported``: use a ``Deinterlacer``). |
+    /// | ``DecompressionPropertyKey/deinterlaceMode`` | ``DeinterlaceMode/verticalFilter`` | Any time; ``DeinterlaceMode/temporal`` applies to frames decoded with ``DecodeFrameFlags/enableTemporalProcessing``. |
     ///
     /// On the GPU the thread settings are kept and read back, and change nothing: the GPU
     /// decodes each picture as it comes, through one libavcodec thread. The destination image
@@ -23,7 +23,7 @@ extension DecompressionSession {
     ///     for the default.
     /// - Throws: ``VTError/propertyReadOnly`` for a key that can only be read;
     ///   ``VTError/propertyNotSupported`` for a key the session does not implement (see
-    ///   ``DecompressionPropertyKey/access``) or the temporal deinterlace mode;
+    ///   ``DecompressionPropertyKey/access``);
     ///   ``VTError/parameter`` for a value of the wrong type or out of range;
     ///   ``VTError/invalidSession`` after ``invalidate()``; what opening the decoder throws when
     ///   a thread setting applies at once and libavcodec refuses it.
@@ -59,20 +59,21 @@ extension DecompressionSession {
             guard FieldMode.all.contains(mode) else {
                 throw VTError.parameter.with("\(mode) is not a field mode (\(FieldMode.all.joined(separator: ", ")))")
             }
-            state.withLock { $0.fieldMode = mode }
-            onQueueSync { decoder.setFieldFilter(FieldModeFilter.forMode(mode)) }
+            let deinterlaceMode = state.withLock { state in
+                state.fieldMode = mode
+                return state.deinterlaceMode
+            }
+            onQueueSync { decoder.setFieldFilter(FieldModeFilter.forMode(mode, deinterlaceMode: deinterlaceMode)) }
         case .deinterlaceMode:
             let mode = try Self.string(value, for: key) ?? DeinterlaceMode.verticalFilter
-            switch mode {
-            case DeinterlaceMode.verticalFilter:
-                state.withLock { $0.deinterlaceMode = mode }
-            case DeinterlaceMode.temporal:
-                throw VTError.propertyNotSupported.with(
-                    "the temporal deinterlace mode is not in the session",
-                    hint: "run its pictures through a Deinterlacer (bwdif or yadif)")
-            default:
+            guard mode == DeinterlaceMode.verticalFilter || mode == DeinterlaceMode.temporal else {
                 throw VTError.parameter.with("\(mode) is not a deinterlace mode (VerticalFilter, Temporal)")
             }
+            let fieldMode = state.withLock { state in
+                state.deinterlaceMode = mode
+                return state.fieldMode
+            }
+            onQueueSync { decoder.setFieldFilter(FieldModeFilter.forMode(fieldMode, deinterlaceMode: mode)) }
         default:
             throw VTError.propertyNotSupported.with("\(key) is not a property VAToolbox implements")
         }

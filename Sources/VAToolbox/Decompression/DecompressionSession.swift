@@ -32,7 +32,9 @@ import Synchronization
 ///   ``finishDelayedFrames()``. With frame threads (the default, for throughput) libavcodec also
 ///   holds pictures back by its thread count; in real-time mode (``realTime``), and always on the
 ///   GPU (which runs no frame threads), a stream without reordering has each picture out before
-///   its `decodeFrame` returns. **Asynchronous** decoding returns at once; at most
+///   its `decodeFrame` returns. In the temporal deinterlace mode (``DeinterlaceMode/temporal``)
+///   a frame decoded with ``DecodeFrameFlags/enableTemporalProcessing`` goes out one picture
+///   later still, as Apple documents the mode's pipeline delay. **Asynchronous** decoding returns at once; at most
 ///   ``maximumFramesInFlight`` frames wait for the decoder, and a call beyond that blocks.
 /// - **Damage** gives ``VTError/videoDecoderBadData`` (or ``VTError/videoDecoderReferenceMissing``)
 ///   for the frames it touches; decoding goes on and is clean again from the next sync sample.
@@ -67,9 +69,10 @@ public final class DecompressionSession: Sendable {
     /// was not converted there. Nil before the first conversion, and when nothing is converted.
     public var pixelTransferPath: PixelTransferPath? { state.withLock { $0.pixelTransferPath } }
     /// Where ``FieldMode/deinterlaceFields`` last deinterlaced a GPU picture:
-    /// ``PixelTransferPath/gpu`` when the driver's video processing did it (VA's Bob; the picture
-    /// is still a GPU surface), ``PixelTransferPath/cpu(reason:)`` with why it was read back and
-    /// filtered on the CPU (libpostproc's vertical filter). Nil before the first, and on the CPU.
+    /// ``PixelTransferPath/gpu`` when the driver's video processing did it (VA's Bob, or its
+    /// motion-adaptive deinterlacing in ``DeinterlaceMode/temporal``; the picture is still a GPU
+    /// surface), ``PixelTransferPath/cpu(reason:)`` with why it was read back and filtered on the
+    /// CPU (libpostproc's vertical filter, libavfilter's bwdif). Nil before the first, and on the CPU.
     public var deinterlacingPath: PixelTransferPath? { state.withLock { $0.deinterlacingPath } }
     /// GPU calls still running in a driver past the session's bound
     /// (``DecoderSpecification/hardwareResponseLimit``), in the whole process. Each is a thread

@@ -18,6 +18,11 @@
 /// the pictures are the CPU's; a real driver's Bob is its own). The one-field modes read the
 /// surface back and filter on the CPU.
 ///
+/// With ``DeinterlaceMode/temporal``, ``temporal`` is a ``Deinterlacer`` (bwdif, a picture per
+/// picture, interlaced pictures only) for the frames decoded with
+/// ``DecodeFrameFlags/enableTemporalProcessing`` (``SessionDecoder`` delays their output by a
+/// picture); the others take the vertical filter, as Apple documents the mode.
+///
 /// Unchecked `Sendable`: used only on the session's serial queue (from ``SessionDecoder``).
 final class FieldModeFilter: @unchecked Sendable {
     /// The field mode it implements.
@@ -29,17 +34,25 @@ final class FieldModeFilter: @unchecked Sendable {
     /// Where the last interlaced GPU surface was deinterlaced; nil before the first.
     private(set) var path: PixelTransferPath?
 
-    private init(mode: String, filters: String, deinterlaces: Bool) {
+    /// The temporal deinterlacer of ``DeinterlaceMode/temporal``; nil for the other modes.
+    let temporal: Deinterlacer?
+
+    private init(mode: String, filters: String, deinterlaces: Bool, temporal: Deinterlacer? = nil) {
         self.mode = mode
         chain = PictureFilterChain(filters: filters, makesProgressivePictures: deinterlaces)
         interlacedOnly = deinterlaces
+        self.temporal = temporal
     }
 
-    /// The filter for a field mode; nil for ``FieldMode/bothFields`` (pictures as decoded).
-    static func forMode(_ mode: String) -> FieldModeFilter? {
+    /// The filter for a field mode and deinterlace mode; nil for ``FieldMode/bothFields``
+    /// (pictures as decoded).
+    static func forMode(_ mode: String, deinterlaceMode: String = DeinterlaceMode.verticalFilter) -> FieldModeFilter? {
         switch mode {
         case FieldMode.deinterlaceFields:
-            FieldModeFilter(mode: mode, filters: "pp=lb", deinterlaces: true)
+            FieldModeFilter(
+                mode: mode, filters: "pp=lb", deinterlaces: true,
+                temporal: deinterlaceMode == DeinterlaceMode.temporal
+                    ? Deinterlacer(method: .bwdif, rate: .frame, usesGPU: true, interlacedOnly: true) : nil)
         case FieldMode.topFieldOnly, FieldMode.singleField:
             FieldModeFilter(mode: mode, filters: "field=type=top", deinterlaces: false)
         case FieldMode.bottomFieldOnly:

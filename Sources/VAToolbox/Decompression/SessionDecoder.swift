@@ -95,9 +95,13 @@ final class SessionDecoder: @unchecked Sendable {
     /// outgrew the buffer), decoding restarts at the next sync sample instead. Frames accepted
     /// but not given to the back end yet (asynchronous frames still queued) are not touched.
     func finishDelayedFrames() {
-        guard let backend = phase.backend else { return }
+        guard let backend = phase.backend else {
+            finishTemporalDeinterlacing()
+            return
+        }
         var pictures = backend.drain()
         deliver(&pictures, lostAfterDrain: true)
+        finishTemporalDeinterlacing()
         guard phase.backend != nil else { return }  // the output handler invalidated the session
         if phase.holdsReferences && replay.isComplete {
             phase = .drained(reopenedIfSettingsChanged(backend))
@@ -109,9 +113,13 @@ final class SessionDecoder: @unchecked Sendable {
     /// Hands out every frame the back end holds back and starts it afresh without references:
     /// decoding goes on at the next sync sample (`kCMSampleAttachmentKey_ResetDecoderBeforeDecoding`).
     func resetDecoder() {
-        guard let backend = phase.backend else { return }
+        guard let backend = phase.backend else {
+            finishTemporalDeinterlacing()
+            return
+        }
         var pictures = backend.drain()
         deliver(&pictures, lostAfterDrain: true)
+        finishTemporalDeinterlacing()
         guard phase.backend != nil else { return }
         restartAtNextSync(backend)
     }
@@ -130,7 +138,10 @@ final class SessionDecoder: @unchecked Sendable {
             return state.pending.sorted { $0.key < $1.key }.map(\.value)
         }
         frames.removeAll()
-        for pending in remaining {
+        // The frames the temporal deinterlacer held go first: they came before those still pending.
+        let held = delayed.map(\.output.pending)
+        delayed.removeAll()
+        for pending in held + remaining {
             outputHandler(
                 pending.output(status: VTError.invalidSession.with("the session was invalidated"), image: nil))
         }
@@ -163,6 +174,7 @@ final class SessionDecoder: @unchecked Sendable {
     /// Filters each picture with `filter` from now on, before converting it (nil: the pictures as
     /// decoded, both fields woven).
     func setFieldFilter(_ filter: FieldModeFilter?) {
+        finishTemporalDeinterlacing()
         fieldFilter = filter
     }
 
@@ -281,29 +293,58 @@ final class SessionDecoder: @unchecked Sendable {
 
     /// Calls the output handler for one frame and forgets it, converting its picture first when
     /// the attributes ask for another format or size, and otherwise handing it out in the
-    /// native format (a planar 4:2:0 picture of the CPU packed as NV12 or P010).
+    /// native format (a planar 4:2:0 picture of the CPU packed as NV12 or P010). A frame decoded
+    /// with ``DecodeFrameFlags/enableTemporalProcessing`` under the temporal deinterlace mode
+    /// waits for the temporal deinterlacer instead (``delayed``); any other frame hands those
+    /// out first.
     func finish(
         _ token: Int64, status: VTError?, image: PixelBuffer?, handOut: HandOut = .asIs, released: MediaTime = .invalid
     ) {
         let notes = frames.take(token)
         guard let pending = shared.withLock({ $0.pending.removeValue(forKey: token) }) else { return }
-        let status = notes.status(decoderStatus: status)
+        let output = FrameOutput(
+            pending: pending, status: notes.status(decoderStatus: status), released: released,
+            dynamicHDR: notes.dynamicHDR)
+        let temporal = pending.flags.contains(.enableTemporalProcessing) ? fieldFilter?.temporal : nil
+        if temporal == nil { finishTemporalDeinterlacing() }
         guard let decoded = image, !pending.flags.contains(.doNotOutputFrame), !pending.doNotDisplay else {
-            outputHandler(pending.output(status: status, image: nil))
+            // Behind the frames still waiting, in order.
+            if delayed.isEmpty {
+                outputHandler(pending.output(status: output.status, image: nil))
+            } else {
+                delayed.append(DelayedFrame(output: output, picture: nil, waitsForPicture: false))
+            }
             return
         }
-        do throws(VTError) {
-            // The field mode's picture (deinterlaced, or one field), then what the attributes ask for.
-            let picture: PixelBuffer
-            if let fieldFilter {
-                let time = pending.timing.presentationTimeStamp
+        if let temporal {
+            deinterlaceTemporally(decoded, handOut: handOut, output, with: temporal)
+            return
+        }
+        // The field mode's picture (deinterlaced, or one field), then what the attributes ask for.
+        let picture: PixelBuffer
+        if let fieldFilter {
+            let time = pending.timing.presentationTimeStamp
+            do throws(VTError) {
                 picture = try waitingOnDevice(for: decoded) { () throws(VTError) in
                     try fieldFilter.apply(decoded, time: time)
                 }
-                if let path = fieldFilter.path { shared.withLock { $0.deinterlacingPath = path } }
-            } else {
-                picture = decoded
+            } catch {
+                outputHandler(pending.output(status: error, image: nil))
+                return
             }
+            if let path = fieldFilter.path { shared.withLock { $0.deinterlacingPath = path } }
+        } else {
+            picture = decoded
+        }
+        hand(picture, decoded: decoded, handOut: handOut, output)
+    }
+
+    /// Converts `picture` as the attributes ask and calls the output handler with it (or with
+    /// the conversion's error). The decoder's surface allowance applies to `decoded`, the
+    /// decoder's own picture, only.
+    private func hand(_ picture: PixelBuffer, decoded: PixelBuffer?, handOut: HandOut, _ output: FrameOutput) {
+        let pending = output.pending
+        do throws(VTError) {
             guard let transfer, transfer.changes(picture) else {
                 // No conversion: a requested format the picture already has (the CPU's planar
                 // one) goes out as it is, without a copy; no request means the native layout.
@@ -314,7 +355,8 @@ final class SessionDecoder: @unchecked Sendable {
                 if transfer == nil { handedOut = try packer.pack(handedOut) }
                 outputHandler(
                     pending.output(
-                        status: status, image: handedOut, releasedAt: released, dynamicHDR: notes.dynamicHDR))
+                        status: output.status, image: handedOut, releasedAt: output.released,
+                        dynamicHDR: output.dynamicHDR))
                 return
             }
             let converted = try waitingOnDevice(for: picture) { () throws(VTError) in try transfer.convert(picture) }
@@ -324,7 +366,8 @@ final class SessionDecoder: @unchecked Sendable {
             }
             outputHandler(
                 pending.output(
-                    status: status, image: converted, releasedAt: released, dynamicHDR: notes.dynamicHDR))
+                    status: output.status, image: converted, releasedAt: output.released,
+                    dynamicHDR: output.dynamicHDR))
         } catch {
             // A conversion left behind in a hung driver keeps its converter: the next one gets a new one.
             if phase.backend?.hasHung == true {
@@ -334,11 +377,103 @@ final class SessionDecoder: @unchecked Sendable {
         }
     }
 
+    // MARK: - Temporal deinterlacing
+
+    /// A frame's output as the decoder finished it: what the handler gets with its picture.
+    struct FrameOutput {
+        let pending: PendingFrame
+        let status: VTError?
+        let released: MediaTime
+        let dynamicHDR: DynamicHDRMetadata?
+    }
+
+    /// A frame whose output waits: for its deinterlaced picture, or behind frames that do.
+    struct DelayedFrame {
+        let output: FrameOutput
+        var picture: PixelBuffer?
+        /// It gets a picture from the temporal deinterlacer (else it goes out without one).
+        var waitsForPicture: Bool
+    }
+
+    /// Frames decoded with temporal processing under ``DeinterlaceMode/temporal``, whose pictures
+    /// the temporal deinterlacer gives a picture later, and frames without a picture behind
+    /// them; oldest first. ``finishDelayedFrames()``, ``resetDecoder()``, a frame without
+    /// temporal processing and a new field mode hand them out; ``invalidate()`` drops them.
+    private var delayed: [DelayedFrame] = []
+
+    /// Gives `decoded` to the temporal deinterlacer and hands out the frames whose pictures came.
+    /// The deinterlacer holds the decoder's picture (and the two before it) as references, so it
+    /// is handed out under the decoder's surface allowance: beyond the pool's spare surfaces it
+    /// is a copy in CPU memory, and the deinterlacer goes on on the CPU.
+    private func deinterlaceTemporally(
+        _ decoded: PixelBuffer, handOut: HandOut, _ output: FrameOutput, with temporal: Deinterlacer
+    ) {
+        delayed.append(DelayedFrame(output: output, picture: nil, waitsForPicture: true))
+        let time = output.pending.timing.presentationTimeStamp
+        do throws(VTError) {
+            let pictures = try waitingOnDevice(for: decoded) { () throws(VTError) -> [Deinterlacer.Output] in
+                try temporal.deinterlace(handOut.apply(to: decoded), presentationTimeStamp: time)
+            }
+            take(pictures.map(\.image), from: temporal)
+        } catch {
+            failDelayed(error)
+        }
+    }
+
+    /// Hands out every frame still waiting: the temporal deinterlacer gives its last pictures.
+    func finishTemporalDeinterlacing() {
+        guard !delayed.isEmpty else { return }
+        guard let temporal = fieldFilter?.temporal else {
+            failDelayed(VTError.parameter.with("the temporal deinterlace mode was turned off"))
+            return
+        }
+        do throws(VTError) {
+            take(try temporal.finish().map(\.image), from: temporal)
+        } catch {
+            failDelayed(error)
+        }
+        // A frame the deinterlacer gave no picture for goes out without one.
+        failDelayed(VTError.videoDecoderMalfunction.with("the temporal deinterlacer gave no picture for the frame"))
+    }
+
+    /// Gives the deinterlacer's pictures to the oldest frames waiting for one, then hands out the
+    /// frames at the front that have what they wait for.
+    private func take(_ pictures: [PixelBuffer], from temporal: Deinterlacer) {
+        var pictures = pictures[...]
+        for index in delayed.indices where delayed[index].waitsForPicture && delayed[index].picture == nil {
+            guard let picture = pictures.popFirst() else { break }
+            delayed[index].picture = picture
+        }
+        if let path = temporal.path { shared.withLock { $0.deinterlacingPath = path } }
+        while let first = delayed.first, !first.waitsForPicture || first.picture != nil {
+            delayed.removeFirst()
+            if let picture = first.picture {
+                hand(picture, decoded: nil, handOut: .asIs, first.output)
+            } else {
+                outputHandler(first.output.pending.output(status: first.output.status, image: nil))
+            }
+        }
+    }
+
+    /// Hands out every frame still waiting, those without their picture with `error`, one at a
+    /// time (an output handler that invalidates the session has ``invalidate()`` report the rest).
+    private func failDelayed(_ error: VTError) {
+        while !delayed.isEmpty {
+            let frame = delayed.removeFirst()
+            if let picture = frame.picture {
+                hand(picture, decoded: nil, handOut: .asIs, frame.output)
+            } else {
+                let status = frame.waitsForPicture ? error : frame.output.status
+                outputHandler(frame.output.pending.output(status: status, image: nil))
+            }
+        }
+    }
+
     /// Runs work on a GPU picture (reading it back, converting it) within the back end's bound
     /// on waiting for its device; other pictures' work runs as it is.
-    private func waitingOnDevice(
-        for image: PixelBuffer, _ work: @escaping @Sendable () throws(VTError) -> PixelBuffer
-    ) throws(VTError) -> PixelBuffer {
+    private func waitingOnDevice<Value: Sendable>(
+        for image: PixelBuffer, _ work: @escaping @Sendable () throws(VTError) -> Value
+    ) throws(VTError) -> Value {
         guard image.isGPUSurface, let backend = phase.backend else { return try work() }
         return try backend.boundingWaits(work)
     }
