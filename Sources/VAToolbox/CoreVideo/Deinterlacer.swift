@@ -33,9 +33,11 @@ import Synchronization
 /// on the CPU from that picture on, with the same pictures and times as if the CPU had run from
 /// the start. Pass `usesGPU: false` for the CPU's bwdif on every picture.
 ///
-/// A session's own ``DecompressionPropertyKey/fieldMode`` covers the modes that need no later
-/// picture (``FieldMode/deinterlaceFields`` with the vertical filter, one field); this is its
-/// temporal deinterlacing (`kVTDecompressionProperty_DeinterlaceMode_Temporal`).
+/// A session deinterlaces itself with ``DecompressionPropertyKey/fieldMode``
+/// (``FieldMode/deinterlaceFields``): the vertical filter, or with ``DeinterlaceMode/temporal``
+/// this deinterlacer's bwdif, a picture per picture, on the frames decoded with
+/// ``DecodeFrameFlags/enableTemporalProcessing``. A deinterlacer of one's own gives a picture per
+/// field, yadif, or deinterlacing of pictures from elsewhere.
 public final class Deinterlacer: Sendable {
     /// The filter.
     public enum Method: String, Sendable, CaseIterable {
