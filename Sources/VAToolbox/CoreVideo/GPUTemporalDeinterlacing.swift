@@ -83,7 +83,8 @@ final class GPUTemporalDeinterlacing {
         }
         if self.key == nil {
             self.key = key
-            timescale = time.timescale
+            // Output times are in twice the time scale: it must fit.
+            timescale = min(time.timescale, Int32.max / 2)
         }
         window.append(Picture(image: image, time: time.convertScale(timescale)))
         let references = try references(for: image)
@@ -108,18 +109,15 @@ final class GPUTemporalDeinterlacing {
         return outputs
     }
 
-    /// Stops, handing back what is held: a picture that is not a GPU surface came.
+    /// Stops, handing back what is held (a picture that is not a GPU surface came, or the GPU
+    /// refused or failed one).
     func handOver(because reason: String) -> Handover {
         defer {
             window.removeAll()
             nextIndex = 0
             key = nil
         }
-        return handover(reason)
-    }
-
-    private func handover(_ reason: String) -> Handover {
-        Handover(
+        return Handover(
             reason: reason, before: nextIndex > 0 ? window[nextIndex - 1] : nil,
             pending: Array(window[nextIndex...]))
     }
@@ -180,15 +178,16 @@ final class GPUTemporalDeinterlacing {
     /// it: twice the picture's time in a time scale twice the sequence's; for its second field
     /// the sum of its time and the next picture's (at the end, of one a picture's step later).
     private func fieldTime(_ index: Int, second: Bool) -> MediaTime {
+        // Wrapping arithmetic: a hostile stream's absurd times give absurd times, never a trap.
         let time = window[index].time.value
-        guard second else { return MediaTime(value: 2 * time, timescale: 2 * timescale) }
+        guard second else { return MediaTime(value: 2 &* time, timescale: 2 * timescale) }
         let next: Int64
         if index + 1 < window.count {
             next = window[index + 1].time.value
         } else {
             let previous = index > 0 ? window[index - 1].time.value : time
-            next = 2 * time - previous
+            next = (2 &* time) &- previous
         }
-        return MediaTime(value: time + next, timescale: 2 * timescale)
+        return MediaTime(value: time &+ next, timescale: 2 * timescale)
     }
 }
