@@ -47,9 +47,11 @@ enum DecodeCommand {
                                    default the one ffmpeg picks
               --frame-rate RATE    the frame rate of a raw stream that states none (24, 30000/1001), like
                                    ffmpeg's -framerate; 25 by default (a rate in the stream wins)
-              --deinterlace MODE   deinterlace on the CPU with libavfilter, as ffmpeg's -vf MODE does: bwdif or
+              --deinterlace MODE   deinterlace as ffmpeg's -vf MODE does, then convert and scale: bwdif or
                                    yadif, a picture per picture (mode=send_frame); bwdif-field or
-                                   yadif-field, a picture per field (mode=send_field: twice the frame rate)
+                                   yadif-field, a picture per field (mode=send_field: twice the frame rate).
+                                   bwdif runs on the GPU where the driver's motion-adaptive deinterlacing
+                                   takes the next picture, else libavfilter on the CPU
         """
 
     static func run(_ arguments: [String]) throws(CommandFailure) {
